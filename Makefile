@@ -1,0 +1,30 @@
+# graphhop: `make demo` and `make test` work on a fresh clone (they create .venv when missing).
+PY ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+export HF_HUB_OFFLINE ?= 1
+export TRANSFORMERS_NO_ADVISORY_WARNINGS ?= 1
+export TOKENIZERS_PARALLELISM ?= false
+
+.PHONY: setup demo test clean bench
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	# torch first, exact pin: the CPU build on local disk (a looser pin pulls a multi-GB CUDA build)
+	$(BIN)/python -m pip install -q torch==2.13.0
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+demo: setup
+	$(BIN)/graphhop demo
+
+test: setup
+	$(BIN)/python -m pytest -q
+
+clean:
+	rm -rf $(VENV) .pytest_cache build *.egg-info src/*.egg-info

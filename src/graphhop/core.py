@@ -1,0 +1,142 @@
+"""The small, stable core: the types and protocols every graphhop module speaks.
+
+Data flows one way: knowledge source -> index -> retriever(s) -> evidence graph -> reader
+-> metrics. Everything here is plain data or a :class:`typing.Protocol`; no heavy imports.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NamedTuple, Protocol, Sequence, runtime_checkable
+
+if TYPE_CHECKING:  # pragma: no cover
+    from graphhop.graph import EvidenceGraph
+
+__all__ = [
+    "Fact",
+    "Passage",
+    "Hit",
+    "Ranking",
+    "QAExample",
+    "Answer",
+    "Retriever",
+    "Reranker",
+    "GraphRetriever",
+    "Reader",
+    "GraphhopError",
+    "InputError",
+]
+
+
+class GraphhopError(Exception):
+    """Base class of every error graphhop raises on purpose (the CLI prints these in one line)."""
+
+
+class InputError(GraphhopError):
+    """Bad user input: a malformed line, a missing field, a corrupted index.
+
+    The message always names the file (and line or field) and what is wrong.
+    """
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """A KG triple ``(head, relation, tail)``; ``id`` is its identifier inside a knowledge base."""
+
+    head: str
+    relation: str
+    tail: str
+    id: str = ""
+
+    @property
+    def triple(self) -> tuple[str, str, str]:
+        """The ``(head, relation, tail)`` key, independent of ``id``."""
+        return (self.head, self.relation, self.tail)
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    """A unit of text evidence: a paragraph, a sentence, or a verbalized fact.
+
+    ``facts`` are the KG facts the passage states, when known (builder datasets).
+    """
+
+    id: str
+    text: str
+    title: str | None = None
+    facts: tuple[Fact, ...] = ()
+
+
+class Hit(NamedTuple):
+    """One retrieved item: the evidence id and its score (higher is better)."""
+
+    id: str
+    score: float
+
+
+#: An ordered list of hits for one query, best first.
+Ranking = list[Hit]
+
+
+@dataclass(slots=True)
+class QAExample:
+    """One question with its gold answers and, where the dataset has them, gold evidence.
+
+    ``gold_paths`` holds one reasoning chain (a list of triples) per gold path; a multi-chain
+    question (WC-C) has several. ``gold_facts`` is the set of every triple on any gold path.
+    ``qtype`` is the dataset's question type (e.g. MetaQA's ``movie_to_director``).
+    """
+
+    id: str
+    question: str
+    answers: list[str]
+    gold_facts: list[tuple[str, str, str]] = field(default_factory=list)
+    gold_paths: list[list[tuple[str, str, str]]] = field(default_factory=list)
+    hops: int = 0
+    qtype: str = ""
+    topic_entities: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A reader's answer: the text, a confidence score, and the evidence ids that support it."""
+
+    text: str
+    score: float
+    support: tuple[str, ...] = ()
+
+
+@runtime_checkable
+class Retriever(Protocol):
+    """Anything that ranks evidence ids for a batch of queries."""
+
+    def search(self, queries: Sequence[str], k: int = 10) -> list[Ranking]:
+        """Return one :data:`Ranking` of at most ``k`` hits per query, in query order."""
+        ...
+
+
+@runtime_checkable
+class Reranker(Protocol):
+    """Re-scores the hits of first-stage rankings."""
+
+    def rerank(self, queries: Sequence[str], rankings: Sequence[Ranking], k: int = 10) -> list[Ranking]:
+        """Return the top ``k`` of each ranking after re-scoring."""
+        ...
+
+
+@runtime_checkable
+class GraphRetriever(Protocol):
+    """Retrieves an evidence graph (a DAG rooted at the question) for one question."""
+
+    def retrieve_graph(self, question: str) -> "EvidenceGraph":
+        """Return the evidence graph for ``question``."""
+        ...
+
+
+@runtime_checkable
+class Reader(Protocol):
+    """Answers a question from its evidence graph."""
+
+    def answer(self, question: str, evidence: "EvidenceGraph") -> Answer:
+        """Return the answer with its score and supporting evidence ids."""
+        ...

@@ -1,0 +1,231 @@
+"""Streaming loaders for knowledge sources: triples (TSV, pipe, JSONL, N-Triples) and passages.
+
+Every loader is a generator: a 10M-line file never needs 10M objects in memory at once. A
+malformed line raises :class:`~graphhop.core.InputError` naming the file, the line number and the
+problem, unless ``skip_bad_lines`` is set; then it is counted in a :class:`BadLines` report.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+from graphhop.core import Fact, InputError, Passage
+
+__all__ = ["BadLines", "TRIPLE_FORMATS", "detect_triple_format", "iter_triples", "iter_passages"]
+
+TRIPLE_FORMATS = ("tsv", "pipe", "jsonl", "nt")
+_NT = re.compile(r'^\s*(<[^>]*>|_:\S+)\s+(<[^>]*>)\s+(<[^>]*>|_:\S+|"(?:[^"\\]|\\.)*"(?:@[\w-]+|\^\^<[^>]*>)?)\s*\.\s*$')
+
+
+@dataclass
+class BadLines:
+    """What was skipped: a count and the first few ``file:line: problem`` messages."""
+
+    keep: int = 5
+    count: int = 0
+    first: list[str] = field(default_factory=list)
+
+    def add(self, message: str) -> None:
+        """Record one skipped line."""
+        self.count += 1
+        if len(self.first) < self.keep:
+            self.first.append(message)
+
+    def summary(self) -> str:
+        """One line for the user, e.g. ``skipped 3 bad lines; first: ...``."""
+        if not self.count:
+            return "no bad lines"
+        return f"skipped {self.count} bad line(s); first: " + " | ".join(self.first)
+
+
+def detect_triple_format(path: Path) -> str:
+    """Guess the triple format from the extension, then from the first non-empty line."""
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".json"):
+        return "jsonl"
+    if suffix in (".nt", ".ntriples"):
+        return "nt"
+    if suffix == ".tsv":
+        return "tsv"
+    with _open(path) as fh:
+        for line in fh:
+            if line.strip():
+                if line.lstrip().startswith("{"):
+                    return "jsonl"
+                if line.lstrip().startswith(("<", "_:")):
+                    return "nt"
+                return "tsv" if "\t" in line else "pipe"
+    return "tsv"
+
+
+def _open(path: Path):
+    try:
+        return path.open(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory, expected a file") from None
+
+
+def _nt_term(term: str) -> str:
+    if term.startswith("<"):
+        iri = term[1:-1]
+        return re.split(r"[/#]", iri.rstrip("/#"))[-1] or iri
+    if term.startswith('"'):
+        end = term.rfind('"')
+        return json.loads(term[: end + 1])
+    return term
+
+
+def _parse_triple(line: str, fmt: str) -> tuple[str, str, str]:
+    if fmt == "tsv":
+        parts = line.split("\t")
+        if len(parts) != 3:
+            raise ValueError(f"expected 3 tab-separated fields, found {len(parts)}")
+    elif fmt == "pipe":
+        parts = line.split("|")
+        if len(parts) != 3:
+            raise ValueError(f"expected 3 '|'-separated fields, found {len(parts)}")
+    elif fmt == "jsonl":
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"invalid JSON ({exc.msg})") from None
+        if not isinstance(obj, dict):
+            raise ValueError("expected a JSON object")
+        missing = [k for k in ("head", "relation", "tail") if not isinstance(obj.get(k), str)]
+        if missing:
+            raise ValueError(f"missing or non-string field(s): {', '.join(missing)}")
+        parts = [obj["head"], obj["relation"], obj["tail"]]
+    elif fmt == "nt":
+        m = _NT.match(line)
+        if not m:
+            raise ValueError("not an N-Triples statement '<s> <p> <o> .'")
+        parts = [_nt_term(m.group(i)) for i in (1, 2, 3)]
+    else:
+        raise InputError(f"unknown triple format {fmt!r}; choose one of {', '.join(TRIPLE_FORMATS)}")
+    parts = [p.strip() for p in parts]
+    empty = [name for name, p in zip(("head", "relation", "tail"), parts) if not p]
+    if empty:
+        raise ValueError(f"empty {', '.join(empty)}")
+    return parts[0], parts[1], parts[2]
+
+
+def iter_triples(
+    path: str | Path,
+    fmt: str = "auto",
+    skip_bad_lines: bool = False,
+    bad: BadLines | None = None,
+    start_id: int = 0,
+) -> Iterator[Fact]:
+    """Stream the facts of a triple file; ids are consecutive integers (as strings) from ``start_id``.
+
+    ``fmt`` is ``tsv`` (``h\\tr\\tt``), ``pipe`` (``h|r|t``, MetaQA ``kb.txt``), ``jsonl``
+    (``{"head","relation","tail"}``), ``nt`` (N-Triples; IRIs shortened to their last segment) or
+    ``auto``. Blank lines and ``#`` comments (TSV/pipe/N-Triples) are ignored.
+    """
+    path = Path(path)
+    fmt = detect_triple_format(path) if fmt == "auto" else fmt
+    if fmt not in TRIPLE_FORMATS:
+        raise InputError(f"unknown triple format {fmt!r}; choose one of {', '.join(TRIPLE_FORMATS)}")
+    bad = bad if bad is not None else BadLines()
+    next_id = start_id
+    if not path.is_file():
+        raise InputError(f"{path}: no such file")
+    try:
+        fh = path.open("rb")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    with fh:
+        for lineno, raw_bytes in enumerate(fh, start=1):
+            try:
+                raw = raw_bytes.decode("utf-8")
+            except UnicodeDecodeError:
+                raise InputError(f"{path}:{lineno}: not valid UTF-8 text") from None
+            line = raw.rstrip("\r\n")
+            if not line.strip() or (fmt != "jsonl" and line.lstrip().startswith("#")):
+                continue
+            try:
+                h, r, t = _parse_triple(line, fmt)
+            except ValueError as exc:
+                message = f"{path}:{lineno}: {exc}"
+                if not skip_bad_lines:
+                    raise InputError(message + " (use --skip-bad-lines to skip such lines)") from None
+                bad.add(message)
+                continue
+            yield Fact(h, r, t, str(next_id))
+            next_id += 1
+
+
+def iter_passages(
+    path: str | Path, skip_bad_lines: bool = False, bad: BadLines | None = None
+) -> Iterator[Passage]:
+    """Stream passages.
+
+    Formats: JSONL with ``id`` (optional; defaults to the line number), ``title`` (optional) and
+    ``text``; a HotpotQA corpus (a JSON object ``title -> [sentences]``); a MuSiQue corpus (a JSON
+    list of ``{title, text}``). The two JSON corpora are single documents and are read whole.
+    """
+    path = Path(path)
+    bad = bad if bad is not None else BadLines()
+    with _open(path) as fh:
+        head = fh.read(1)
+        while head and head.isspace():
+            head = fh.read(1)
+    if head in ("[",) or (head == "{" and path.suffix.lower() == ".json"):
+        yield from _iter_json_corpus(path)
+        return
+    with _open(path) as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            line = raw.strip()
+            if not line:
+                continue
+            try:
+                obj = json.loads(line)
+                if not isinstance(obj, dict):
+                    raise ValueError("expected a JSON object")
+                text = obj.get("text")
+                if not isinstance(text, str) or not text.strip():
+                    raise ValueError("missing or empty field 'text'")
+                title = obj.get("title")
+                if title is not None and not isinstance(title, str):
+                    raise ValueError("field 'title' must be a string")
+            except json.JSONDecodeError as exc:
+                exc_msg = f"invalid JSON ({exc.msg})"
+                message = f"{path}:{lineno}: {exc_msg}"
+            except ValueError as exc:
+                message = f"{path}:{lineno}: {exc}"
+            else:
+                yield Passage(str(obj.get("id", lineno - 1)), text, title)
+                continue
+            if not skip_bad_lines:
+                raise InputError(message + " (use --skip-bad-lines to skip such lines)")
+            bad.add(message)
+
+
+def _iter_json_corpus(path: Path) -> Iterator[Passage]:
+    try:
+        with _open(path) as fh:
+            data = json.load(fh)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
+    if isinstance(data, dict):  # HotpotQA: title -> [sentences]
+        for title, sents in data.items():
+            if isinstance(sents, list):
+                text = "".join(s if isinstance(s, str) else "" for s in sents).strip()
+            elif isinstance(sents, str):
+                text = sents
+            else:
+                raise InputError(f"{path}: field {title!r}: expected a list of sentences")
+            yield Passage(title, text, title)  # HotpotQA titles are unique: the title is the id
+    elif isinstance(data, list):  # MuSiQue: [{title, text}]
+        for i, obj in enumerate(data):
+            if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
+                raise InputError(f"{path}: item {i}: expected an object with a string 'text'")
+            yield Passage(str(obj.get("id", i)), obj["text"], obj.get("title"))
+    else:
+        raise InputError(f"{path}: expected a JSON object or list of passages")

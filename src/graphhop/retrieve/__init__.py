@@ -1,0 +1,26 @@
+"""Retrievers: one module per method, all on the :class:`graphhop.core.Retriever` protocol."""
+
+from __future__ import annotations
+
+from graphhop.core import InputError, Retriever
+from graphhop.index.directory import KnowledgeIndex
+
+__all__ = ["METHODS", "make_retriever"]
+
+#: First-stage methods every knowledge index supports (given the parts it was built with).
+METHODS = ("bm25", "dense", "hybrid")
+
+
+def make_retriever(index: KnowledgeIndex, method: str, model: str | None = None, ef_search: int | None = None) -> Retriever:
+    """Build the retriever ``method`` (``bm25``, ``dense`` or ``hybrid``) over ``index``."""
+    from graphhop.retrieve.bm25 import BM25Retriever
+    from graphhop.retrieve.dense import DenseRetriever
+    from graphhop.retrieve.hybrid import HybridRetriever
+
+    if method == "bm25":
+        return BM25Retriever(index)
+    if method == "dense":
+        return DenseRetriever(index, model=model, ef_search=ef_search)
+    if method == "hybrid":
+        return HybridRetriever([BM25Retriever(index), DenseRetriever(index, model=model, ef_search=ef_search)])
+    raise InputError(f"unknown retrieval method {method!r}; choose one of {', '.join(METHODS)}")
