@@ -30,6 +30,7 @@ __all__ = [
     "run_retriever",
     "evaluate_rankings",
     "evaluate_retrievers",
+    "tie_share",
     "cache_dir",
     "dataset_index",
 ]
@@ -132,8 +133,18 @@ def evaluate_retrievers(
     results = []
     for name, retriever in retrievers.items():
         rankings, seconds = run_retriever(retriever, examples, k=k, progress=progress, desc=name)
-        results.append(evaluate_rankings(name, examples, rankings, docs, seconds))
+        result = evaluate_rankings(name, examples, rankings, docs, seconds)
+        result.extra["ties@1"] = round(tie_share(rankings.values()), 4)
+        results.append(result)
     return results
+
+
+def tie_share(rankings) -> float:
+    """Share of rankings whose first two hits have the same score (ties are broken by KB order)."""
+    rankings = list(rankings)
+    if not rankings:
+        return 0.0
+    return sum(1 for r in rankings if len(r) > 1 and r[0].score == r[1].score) / len(rankings)
 
 
 def cache_dir() -> Path:

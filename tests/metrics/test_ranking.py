@@ -40,3 +40,9 @@ def test_ranking_order_is_kept_for_tied_scores():
 def test_mrr_depth_is_1000():
     deep = {"q": rk(*[f"d{i}" for i in range(1000)], "g")}
     assert ranking_metrics(deep, {"q": {"g"}})["MRR"] == 0.0
+
+
+def test_tie_share():
+    from graphhop.evaluation import tie_share
+
+    assert tie_share([[Hit("a", 2.0), Hit("b", 2.0)], [Hit("a", 2.0), Hit("b", 1.0)], [Hit("c", 1.0)], []]) == 0.25

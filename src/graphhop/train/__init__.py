@@ -1,0 +1,1 @@
+"""Training loops: retriever, reranker, BGR, query generator, reader."""

@@ -1,0 +1,212 @@
+"""Training GoldEn's query generator: a span selector fitted to the oracle queries.
+
+Training data comes from :func:`graphhop.retrieve.golden.oracle_trajectory`: one example per hop
+(``first = "hop N"``, ``second`` = the hop's context, span = the oracle query), plus one *stop*
+example per question (the context after the last gold hop, null span) that teaches the learned stop
+criterion. Hops whose oracle query never retrieves its target (in the top 50) are left out.
+
+The loop is AdamW with linear warm-up and decay, a tqdm progress bar, an evaluation on dev after
+every epoch (span exact match / token F1 against the oracle spans, null accuracy), and the best
+epoch (dev F1) kept and saved.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import torch
+
+from graphhop.core import InputError
+from graphhop.datasets.textqa import TextQAExample
+from graphhop.metrics.qa import token_f1
+from graphhop.models.span import SpanExample, SpanSelector
+from graphhop.retrieve.golden import GoldEnSearch, hop_prompt, oracle_trajectory
+
+__all__ = ["OracleStats", "query_examples", "evaluate_spans", "TrainResult", "train_span_selector"]
+
+
+@dataclass
+class OracleStats:
+    """How the oracle fared while building examples: hops, hops found in the top 5, skipped hops."""
+
+    questions: int = 0
+    hops: int = 0
+    found_top5: int = 0
+    skipped: int = 0
+    stop_examples: int = 0
+
+    def to_dict(self) -> dict[str, int]:
+        return dict(self.__dict__)
+
+
+def query_examples(
+    examples: Sequence[TextQAExample],
+    search: GoldEnSearch,
+    per_hop: int = 5,
+    max_words: int = 50,
+    stop_examples: bool = True,
+    stats: OracleStats | None = None,
+    select: str = "shortest",
+) -> list[SpanExample]:
+    """Span-selector examples from the oracle trajectories of ``examples`` over ``search``'s index."""
+    stats = stats if stats is not None else OracleStats()
+    out: list[SpanExample] = []
+    for ex in examples:
+        stats.questions += 1
+        for hop in oracle_trajectory(
+            search, ex.question, ex.gold, ordered=ex.ordered, per_hop=per_hop, max_words=max_words, stop_hop=stop_examples,
+            select=select,  # type: ignore[arg-type]
+        ):
+            qid = f"{ex.id}#hop{hop.hop}"
+            if hop.query is None:
+                out.append(SpanExample(hop_prompt(hop.hop), hop.context, None, None, qid))
+                stats.stop_examples += 1
+                continue
+            stats.hops += 1
+            stats.found_top5 += int(hop.query.found)
+            if hop.query.rank is None:
+                stats.skipped += 1
+                continue
+            out.append(SpanExample(hop_prompt(hop.hop), hop.context, hop.query.start, hop.query.end, qid))
+    return out
+
+
+def evaluate_spans(selector: SpanSelector, examples: Sequence[SpanExample], batch_size: int = 16) -> dict[str, float]:
+    """``exact`` and ``f1`` of predicted vs gold spans (a null prediction is the empty string), and
+    ``null_acc``: how often "null or not" is right. Means over all examples."""
+    if not examples:
+        return {"exact": 0.0, "f1": 0.0, "null_acc": 0.0}
+    preds = selector.predict([(e.first, e.second) for e in examples], batch_size=batch_size)
+    exact = f1 = null_ok = 0.0
+    for ex, p in zip(examples, preds):
+        pred = "" if p.is_null else p.text
+        gold = ex.text
+        if not gold or not pred:
+            score = float(gold == pred)
+            exact += score
+            f1 += score
+        else:
+            exact += float(pred.strip().lower() == gold.strip().lower())
+            f1 += token_f1(pred, gold)
+        null_ok += float((not pred) == (not gold))
+    n = len(examples)
+    return {"exact": exact / n, "f1": f1 / n, "null_acc": null_ok / n}
+
+
+@dataclass
+class TrainResult:
+    """What a run did: optimizer steps, seconds, per-epoch dev metrics, the best epoch and its metrics."""
+
+    steps: int
+    seconds: float
+    history: list[dict[str, Any]] = field(default_factory=list)
+    best_epoch: int = 0
+    best: dict[str, float] = field(default_factory=dict)
+
+
+def train_span_selector(
+    selector: SpanSelector,
+    train: Sequence[SpanExample],
+    dev: Sequence[SpanExample] = (),
+    *,
+    epochs: int = 3,
+    batch_size: int = 16,
+    lr: float = 5e-5,
+    warmup: float = 0.1,
+    weight_decay: float = 0.01,
+    max_steps: int | None = None,
+    seed: int = 0,
+    progress: bool = True,
+    out: str | Path | None = None,
+    card: dict[str, Any] | None = None,
+) -> TrainResult:
+    """Fine-tune ``selector`` in place; with dev examples the best epoch (dev F1) is restored at the end
+    (without dev: the last). With ``out`` the result is saved there, its card holding data, steps and
+    metrics."""
+    from tqdm.auto import tqdm
+    from transformers import get_linear_schedule_with_warmup
+
+    if not train:
+        raise InputError("no training examples (did the oracle find any query?)")
+    if epochs < 1 or batch_size < 1:
+        raise InputError(f"epochs and batch size must be positive (got {epochs}, {batch_size})")
+    rng = random.Random(seed)
+    torch.manual_seed(seed)
+    model = selector.model
+    steps_per_epoch = (len(train) + batch_size - 1) // batch_size
+    total = steps_per_epoch * epochs if max_steps is None else min(max_steps, steps_per_epoch * epochs)
+    decay = [p for n, p in model.named_parameters() if p.requires_grad and not n.endswith("bias") and "LayerNorm" not in n]
+    no_decay = [p for n, p in model.named_parameters() if p.requires_grad and (n.endswith("bias") or "LayerNorm" in n)]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}], lr=lr)
+    sched = get_linear_schedule_with_warmup(opt, int(warmup * total), total)
+    result = TrainResult(steps=0, seconds=0.0)
+    best_state: dict[str, torch.Tensor] | None = None
+    best_f1 = -1.0
+    t0 = time.perf_counter()
+    bar = tqdm(total=total, desc="train span selector", unit="step", disable=not progress)
+    order = list(range(len(train)))
+    for epoch in range(1, epochs + 1):
+        if result.steps >= total:
+            break
+        model.train()
+        rng.shuffle(order)
+        running = 0.0
+        n_batches = 0
+        for i in range(0, len(order), batch_size):
+            if result.steps >= total:
+                break
+            batch = [train[j] for j in order[i : i + batch_size]]
+            loss = selector.loss(batch)
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            sched.step()
+            result.steps += 1
+            running += float(loss.detach())
+            n_batches += 1
+            bar.update(1)
+            bar.set_postfix(epoch=epoch, loss=f"{running / n_batches:.3f}")
+        model.eval()
+        row: dict[str, Any] = {"epoch": epoch, "steps": result.steps, "train_loss": running / max(1, n_batches)}
+        if dev:
+            row.update({f"dev_{k}": v for k, v in evaluate_spans(selector, dev).items()})
+            if row["dev_f1"] > best_f1:
+                best_f1 = row["dev_f1"]
+                best_state = copy.deepcopy(model.state_dict())
+                result.best_epoch = epoch
+                result.best = {k: v for k, v in row.items() if k.startswith("dev_")}
+        result.history.append(row)
+        bar.write(" ".join(f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()))
+    bar.close()
+    if best_state is not None:
+        model.load_state_dict(best_state)
+    else:
+        result.best_epoch = len(result.history)
+    model.eval()
+    result.seconds = time.perf_counter() - t0
+    if out is not None:
+        meta = dict(card or {})
+        meta.update(
+            {
+                "steps": result.steps,
+                "epochs": epochs,
+                "batch_size": batch_size,
+                "lr": lr,
+                "warmup": warmup,
+                "seed": seed,
+                "train_examples": len(train),
+                "dev_examples": len(dev),
+                "best_epoch": result.best_epoch,
+                "metrics": result.best,
+                "history": result.history,
+                "train_seconds": round(result.seconds, 1),
+            }
+        )
+        selector.save(out, meta)
+    return result
