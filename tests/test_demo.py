@@ -20,7 +20,7 @@ def test_demo_command_shows_each_method(tmp_path):
     from graphhop.demo import run_demo
 
     console = Console(record=True, width=200)
-    run_demo(tmp_path / "demo-index", k=2, console=console)
+    run_demo(tmp_path / "demo-index", k=2, console=console, ask=False)
     text = console.export_text()
     for q in demo_questions():
         assert q.id + ": " + q.question[:30] in text

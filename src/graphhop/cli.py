@@ -187,45 +187,34 @@ def demo_cmd(
     out: Optional[Path] = typer.Option(None, "--index-dir", help="Where to keep the demo index (default: cache dir)."),
     k: int = typer.Option(3, "-k", help="Facts shown per method."),
     rebuild: bool = typer.Option(False, "--rebuild", help="Rebuild the demo index."),
+    ask: bool = typer.Option(True, "--ask/--no-ask", help="Also answer each question with `graphhop ask`."),
 ) -> None:
-    """Build (or reuse) the bundled demo KB's index and show BM25, dense and hybrid results per question."""
+    """Build (or reuse) the demo KB's index; show BM25, dense and hybrid results per question, then `ask`'s answers."""
     from graphhop.demo import run_demo
 
-    run_demo(out, k=k, rebuild=rebuild, console=console)
+    run_demo(out, k=k, rebuild=rebuild, console=console, ask=ask)
 
 
-def _register_optional() -> None:
-    """Commands that live in the methods' own modules."""
-    train = typer.Typer(help="Train models (retriever, reranker, query generator, reader).", no_args_is_help=True)
-    registered_train = False
-    try:
-        from graphhop import cli_train
+def _register_method_commands() -> None:
+    """Commands that live in the methods' own modules (imported here, registered once)."""
+    from graphhop import cli_ask, cli_bgr, cli_dataset, cli_golden, cli_train
 
-        train.command("retriever")(cli_train.train_retriever)
-        train.command("reranker")(cli_train.train_reranker)
-        registered_train = True
-    except ImportError:
-        pass
-    try:
-        from graphhop import cli_golden
-
-        train.command("query-generator")(cli_golden.train_query_generator)
-        app.command("eval-golden")(cli_golden.golden_eval)
-        registered_train = True
-    except ImportError:
-        pass
-    if registered_train:
-        app.add_typer(train, name="train")
-    try:
-        from graphhop import cli_dataset
-
-        app.command("build-dataset")(cli_dataset.build_dataset)
-        app.command("dataset-stats")(cli_dataset.dataset_stats)
-    except ImportError:
-        pass
+    train = typer.Typer(help="Train models: retriever, reranker (DiFaR²), query generator (GoldEn), bgr, reader.",
+                        no_args_is_help=True)
+    train.command("retriever")(cli_train.train_retriever)
+    train.command("reranker")(cli_train.train_reranker)
+    train.command("query-generator")(cli_golden.train_query_generator)
+    train.command("bgr")(cli_bgr.train_bgr)
+    train.command("reader")(cli_ask.train_reader)
+    app.add_typer(train, name="train")
+    app.command("ask")(cli_ask.ask)
+    app.command("eval-golden")(cli_golden.golden_eval)
+    app.command("eval-bgr")(cli_bgr.eval_bgr)
+    app.command("build-dataset")(cli_dataset.build_dataset)
+    app.command("dataset-stats")(cli_dataset.dataset_stats)
 
 
-_register_optional()
+_register_method_commands()
 
 
 def main() -> None:

@@ -47,8 +47,9 @@ def demo_index(out: Path | None = None, rebuild: bool = False, progress: bool = 
     )
 
 
-def run_demo(out: Path | None = None, k: int = 3, rebuild: bool = False, console=None) -> None:
-    """Show, for each demo question, the top facts from BM25, dense and hybrid retrieval."""
+def run_demo(out: Path | None = None, k: int = 3, rebuild: bool = False, console=None, ask: bool = True) -> None:
+    """Show, for each demo question, the top facts from BM25, dense and hybrid retrieval; then
+    (``ask=True``) answer each with ``graphhop ask`` and print its evidence graph."""
     from rich.console import Console
     from rich.table import Table
 
@@ -88,4 +89,9 @@ def run_demo(out: Path | None = None, k: int = 3, rebuild: bool = False, console
         res = evaluate_rankings(m, questions, {q.id: rk for q, rk in zip(questions, rankings[m])}, index.docs)
         summary.add_row(m, *(f"{res.fact[x]:.3f}" for x in ("MRR", "Hits@1", "Hits@10")))
     console.print(summary)
+    if ask:
+        from graphhop.demo.ask_demo import run_ask_demo
+
+        console.print()
+        run_ask_demo(console, index=index)
     console.print(f"done in {time.perf_counter() - t0:.1f}s")

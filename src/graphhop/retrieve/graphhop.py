@@ -1,0 +1,609 @@
+"""Graph-hop retrieval (BGR): forward, backward and bidirectional evidence-graph retrieval.
+
+The model (Graph-hop paper, Sec. 3), on top of a *frozen* sentence encoder:
+
+* the question and every candidate evidence are encoded once (bundled MiniLM by default); a small
+  projection maps them to ``dim``;
+* a **path code** starts from the projected question encoding. When a node joins a path, an
+  attention update (:class:`PathCodeUpdate`) combines the path code with the new node into the
+  next path code;
+* a **matcher** (:class:`Matcher`, a feed-forward network over the path code, the candidate and
+  their products, plus the question; not a similarity threshold) gives each candidate a match
+  probability; every candidate above ``threshold`` (at most ``max_branch``) continues the path, so a
+  node may open several outgoing paths (the path set H_i);
+* retrieval is depth-first and stops on a path when no new node is matched, or at ``max_depth``
+  evidence per path / ``max_edges`` edges per graph.
+
+Directions:
+
+* **forward**: from the question towards the answer-bearing evidence; children of the path's last
+  node are matched;
+* **backward**: from the answer-bearing evidence back to the question. *Leaves at inference*: the
+  first step of the backward model matches, from the question's path code, the answer-bearing
+  evidence (the sinks) in the pool — it is trained on exactly that target. Each later step matches
+  the parents of the path's last node among the pool plus a learned **question token**; matching the
+  question token adds the edge ``question -> node``. A path that stops (or hits ``max_depth``)
+  without matching anything is attached to the question, so every retrieved node lies on a root path.
+
+Merge rules (:func:`merge_graphs`): ``intersect`` (the paper: keep the edges found in both
+directions, then drop every node and edge that is not on a root path), ``nodes`` (keep the nodes
+found by both, with the union of their edges; a kept node left without a parent hangs from the
+question), ``union`` (both graphs' edges among the nodes found by both directions or found by one
+with a match probability >= ``union_threshold``), ``backward`` (the released code: backward edges only)
+and ``forward``.
+
+Design choice for this CPU machine: the paper fine-tunes the encoder; here it is frozen and
+vectors are cached, and only the projection, matcher and path-code update are trained
+(:mod:`graphhop.train.bgr`). That trains in minutes on 2 cores.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+import networkx as nx
+import numpy as np
+import torch
+from torch import nn
+
+from graphhop.core import GraphhopError, InputError
+from graphhop.graph import ROOT, EvidenceGraph
+
+__all__ = [
+    "BGRConfig",
+    "PathCodeUpdate",
+    "Matcher",
+    "DirectionModel",
+    "BGRModel",
+    "CandidatePool",
+    "DirectionResult",
+    "retrieve_direction",
+    "merge_graphs",
+    "MERGE_RULES",
+    "BGRRetriever",
+    "save_model",
+    "load_model",
+    "retrievable_graph",
+]
+
+MERGE_RULES = ("intersect", "nodes", "union", "backward", "forward")
+MODEL_FILE = "bgr.pt"
+CARD_FILE = "model_card.json"
+
+
+@dataclass
+class BGRConfig:
+    """Model and inference settings (stored in the model card)."""
+
+    encoder: str = "sentence-transformers/all-MiniLM-L6-v2"
+    input_dim: int = 384
+    dim: int = 256
+    hidden: int = 256
+    dropout: float = 0.1
+    heads: int = 4
+    max_depth: int = 4
+    max_edges: int = 16
+    max_branch: int = 3
+    max_branch_backward: int = 3
+    threshold_forward: float = 0.5
+    threshold_backward: float = 0.5
+    merge: str = "intersect"
+    union_threshold: float = 0.8
+    pair_features: bool = True
+    path_text_feature: bool = False
+
+    def check(self) -> None:
+        """Raise :class:`InputError` on impossible values."""
+        if self.merge not in MERGE_RULES:
+            raise InputError(f"merge rule must be one of {', '.join(MERGE_RULES)}, got {self.merge!r}")
+        if self.max_depth < 1 or self.max_edges < 1 or self.max_branch < 1 or self.max_branch_backward < 1:
+            raise InputError("max_depth, max_edges and max_branch(_backward) must be >= 1")
+
+    def branch(self, direction: str) -> int:
+        """Most candidates matched per step: ``max_branch`` forward, ``max_branch_backward`` backward."""
+        return self.max_branch if direction == "forward" else self.max_branch_backward
+        if self.dim % self.heads:
+            raise InputError(f"dim ({self.dim}) must be a multiple of heads ({self.heads})")
+
+
+# ---------------------------------------------------------------------- modules
+class PathCodeUpdate(nn.Module):
+    """Attention update of a path code: the code attends over ``[code, new node]``.
+
+    ``h' = LayerNorm(h + MHA(query=h, keys/values=[h, e]))`` followed by a residual feed-forward
+    block. Inputs and output are ``[N, dim]``.
+    """
+
+    def __init__(self, dim: int, heads: int = 4, dropout: float = 0.1) -> None:
+        super().__init__()
+        self.attn = nn.MultiheadAttention(dim, heads, dropout=dropout, batch_first=True)
+        self.norm1 = nn.LayerNorm(dim)
+        self.ff = nn.Sequential(nn.Linear(dim, 2 * dim), nn.GELU(), nn.Dropout(dropout), nn.Linear(2 * dim, dim))
+        self.norm2 = nn.LayerNorm(dim)
+
+    def forward(self, code: torch.Tensor, node: torch.Tensor) -> torch.Tensor:
+        q = code.unsqueeze(1)
+        kv = torch.stack([code, node], dim=1)
+        out, _ = self.attn(q, kv, kv, need_weights=False)
+        h = self.norm1(code + out.squeeze(1))
+        return self.norm2(h + self.ff(h))
+
+
+class Matcher(nn.Module):
+    """Feed-forward matcher: ``[h, e, h*e, |h-e|, q*e (, pair features)] -> logit`` per candidate ``e``.
+
+    ``code`` ``[N, dim]``, ``question`` ``[N, dim]``, ``cands`` ``[N, P, dim]``, optional ``pair``
+    ``[N, P, n_pair]`` (see :func:`pair_features`) -> logits ``[N, P]``.
+    """
+
+    def __init__(self, dim: int, hidden: int = 256, dropout: float = 0.1, n_pair: int = 0) -> None:
+        super().__init__()
+        self.n_pair = n_pair
+        self.net = nn.Sequential(
+            nn.Linear(5 * dim + n_pair, hidden), nn.GELU(), nn.Dropout(dropout), nn.Linear(hidden, hidden // 2), nn.GELU(),
+            nn.Linear(hidden // 2, 1),
+        )
+
+    def forward(self, code: torch.Tensor, question: torch.Tensor, cands: torch.Tensor,
+                pair: torch.Tensor | None = None) -> torch.Tensor:
+        h = code.unsqueeze(1).expand_as(cands)
+        q = question.unsqueeze(1).expand_as(cands)
+        parts = [h, cands, h * cands, (h - cands).abs(), q * cands]
+        if self.n_pair:
+            parts.append(pair if pair is not None else cands.new_zeros(*cands.shape[:2], self.n_pair))
+        return self.net(torch.cat(parts, dim=-1)).squeeze(-1)
+
+
+#: Number of pair features (:func:`pair_features`).
+N_PAIR = 6
+
+
+def pair_features(q_vec: np.ndarray, q_tokens: frozenset[str], cand_vecs: np.ndarray, cand_tokens: Sequence[frozenset[str]],
+                  last_vec: np.ndarray | None, last_tokens: frozenset[str], path_tokens: frozenset[str],
+                  path_vec: np.ndarray | None = None) -> np.ndarray:
+    """Per-candidate features of (question, path, candidate), ``[P, N_PAIR]`` (``+1`` with ``path_vec``).
+
+    Encoder cosine to the question and to the path's last node; the share of the candidate's words
+    found in the question, in the last node, in the question plus the whole path; the share of the
+    question's words found in the candidate. Words: :func:`graphhop.retrieve.baselines.tokenize`.
+    The last-node features are 0 at the first step (the path is only the question). With
+    ``path_vec`` (the encoder vector of ``question [SEP] path texts``, see :func:`path_text`) a last
+    column holds the candidates' cosine to it: the MDR query, as one more signal for the matcher.
+    """
+    out = np.zeros((len(cand_tokens), N_PAIR + (path_vec is not None)), dtype=np.float32)
+    if path_vec is not None:
+        out[:, N_PAIR] = cand_vecs @ path_vec
+    out[:, 0] = cand_vecs @ q_vec
+    if last_vec is not None:
+        out[:, 1] = cand_vecs @ last_vec
+    context = q_tokens | path_tokens
+    for i, ct in enumerate(cand_tokens):
+        n = max(len(ct), 1)
+        out[i, 2] = len(ct & q_tokens) / n
+        out[i, 3] = len(ct & last_tokens) / n
+        out[i, 4] = len(ct & context) / n
+        out[i, 5] = len(ct & q_tokens) / max(len(q_tokens), 1)
+    return out
+
+
+def path_text(query: str, texts: Sequence[str], sep: str = " [SEP] ") -> str:
+    """``query [SEP] text_1 [SEP] ...``: the text re-encoded for the path-text feature."""
+    return sep.join([query, *texts])
+
+
+def token_set(text: str) -> frozenset[str]:
+    """The word set used by :func:`pair_features`."""
+    from graphhop.retrieve.baselines import tokenize
+
+    return frozenset(tokenize(text))
+
+
+class DirectionModel(nn.Module):
+    """One direction (forward or backward): projection, path-code update, matcher, question token."""
+
+    def __init__(self, cfg: BGRConfig) -> None:
+        super().__init__()
+        self.proj = nn.Sequential(nn.Linear(cfg.input_dim, cfg.dim), nn.LayerNorm(cfg.dim))
+        self.update = PathCodeUpdate(cfg.dim, cfg.heads, cfg.dropout)
+        n_pair = N_PAIR + int(cfg.path_text_feature) if cfg.pair_features else 0
+        self.matcher = Matcher(cfg.dim, cfg.hidden, cfg.dropout, n_pair)
+        self.question_token = nn.Parameter(torch.randn(cfg.dim) * 0.02)
+
+    def path_codes(self, question: torch.Tensor, prefix: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
+        """Path codes after a batch of prefixes.
+
+        ``question`` ``[B, dim]`` (projected), ``prefix`` ``[B, L, dim]`` (projected nodes in path
+        order), ``valid`` ``[B, L]`` bool -> ``[B, dim]``. The code starts as the question.
+        """
+        code = question
+        for t in range(prefix.shape[1]):
+            if not bool(valid[:, t].any()):
+                break
+            new = self.update(code, prefix[:, t])
+            code = torch.where(valid[:, t : t + 1], new, code)
+        return code
+
+    def logits(self, code: torch.Tensor, question: torch.Tensor, cands: torch.Tensor, with_question_token: bool,
+               pair: torch.Tensor | None = None) -> torch.Tensor:
+        """Matcher logits over ``cands`` ``[B, P, dim]``; the question token is appended last when asked
+        (its pair features are 0). ``pair`` ``[B, P, n_pair]`` when the model uses pair features."""
+        if with_question_token:
+            tok = self.question_token.view(1, 1, -1).expand(cands.shape[0], 1, -1)
+            cands = torch.cat([cands, tok], dim=1)
+            if pair is not None:
+                pair = torch.cat([pair, pair.new_zeros(pair.shape[0], 1, pair.shape[2])], dim=1)
+        return self.matcher(code, question, cands, pair)
+
+
+class BGRModel(nn.Module):
+    """Forward and backward direction models with separate parameters."""
+
+    def __init__(self, cfg: BGRConfig) -> None:
+        super().__init__()
+        cfg.check()
+        self.cfg = cfg
+        self.forward_model = DirectionModel(cfg)
+        self.backward_model = DirectionModel(cfg)
+
+    def direction(self, name: str) -> DirectionModel:
+        """``forward`` or ``backward``."""
+        if name == "forward":
+            return self.forward_model
+        if name == "backward":
+            return self.backward_model
+        raise InputError(f"direction must be forward or backward, got {name!r}")
+
+
+# ---------------------------------------------------------------------- inference
+@dataclass
+class CandidatePool:
+    """A question's candidate evidence: ids, texts, facts and their encoder vectors ``[P, input_dim]``."""
+
+    ids: list[str]
+    texts: list[str]
+    vectors: np.ndarray
+    facts: list[list[list[str]]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if len(self.ids) != len(self.texts) or len(self.ids) != len(self.vectors):
+            raise InputError(f"candidate pool: {len(self.ids)} ids, {len(self.texts)} texts, {len(self.vectors)} vectors")
+        if len(set(self.ids)) != len(self.ids):
+            raise InputError("candidate pool: evidence ids repeat")
+        if not self.facts:
+            self.facts = [[] for _ in self.ids]
+        self._tokens: list[frozenset[str]] | None = None
+
+    @property
+    def tokens(self) -> list[frozenset[str]]:
+        """Word sets of the texts (for pair features), computed once."""
+        if self._tokens is None:
+            self._tokens = [token_set(t) for t in self.texts]
+        return self._tokens
+
+
+@dataclass
+class DirectionResult:
+    """Edges (reasoning direction, root = :data:`ROOT`) and each node's best match probability."""
+
+    edges: list[tuple[str, str]]
+    scores: dict[str, float]
+    steps: int = 0
+
+
+def _normalize(question: str) -> str:
+    from graphhop.kb.verbalize import normalize_question
+
+    return normalize_question(question)
+
+
+def _would_cycle(g: nx.DiGraph, u: str, v: str) -> bool:
+    return u == v or (v in g and u in g and nx.has_path(g, v, u))
+
+
+@torch.no_grad()
+def retrieve_direction(
+    model: DirectionModel,
+    question_vec: np.ndarray,
+    pool: CandidatePool,
+    direction: str,
+    threshold: float = 0.5,
+    max_depth: int = 4,
+    max_edges: int = 16,
+    max_branch: int = 3,
+    question_text: str = "",
+    encode: Callable[[list[str]], np.ndarray] | None = None,
+) -> DirectionResult:
+    """Depth-first retrieval in one direction over ``pool`` (see the module docstring).
+
+    Forward: each matched child ``c`` of the path's last node ``u`` adds ``u -> c``. Backward: the
+    first step matches leaves; a matched parent ``p`` of ``u`` adds ``p -> u``; the question token
+    adds ``root -> u``. At the first step only, the best candidate is matched even when none passes
+    the threshold, so a graph is never empty. ``encode`` is needed by models with the path-text feature.
+    """
+    model.eval()
+    backward = direction == "backward"
+    q = model.proj(torch.as_tensor(question_vec, dtype=torch.float32).view(1, -1))
+    cands = model.proj(torch.as_tensor(pool.vectors, dtype=torch.float32)).unsqueeze(0)  # [1, P, d]
+    n = len(pool.ids)
+    g = nx.DiGraph()
+    g.add_node(ROOT)
+    scores: dict[str, float] = {}
+    steps = 0
+    # stack of (pool index of the path's last node or -1 for the question, path indices, code)
+    stack: list[tuple[int, tuple[int, ...], torch.Tensor]] = [(-1, (), q)]
+
+    def add(u: str, v: str) -> bool:
+        if g.number_of_edges() >= max_edges or g.has_edge(u, v) or _would_cycle(g, u, v):
+            return False
+        g.add_edge(u, v)
+        return True
+
+    use_pair = getattr(getattr(model, "matcher", None), "n_pair", 0) > 0
+    use_path_text = getattr(getattr(model, "matcher", None), "n_pair", 0) > N_PAIR
+    if use_path_text and encode is None:
+        raise GraphhopError("this BGR model uses the path-text feature: retrieval needs an encoder")
+    q_tokens = token_set(question_text) if use_pair else frozenset()
+    qv_np = np.asarray(question_vec, dtype=np.float32).reshape(-1)
+
+    def pair_for(path: tuple[int, ...]) -> torch.Tensor | None:
+        if not use_pair:
+            return None
+        last = path[-1] if path else None
+        toks = pool.tokens
+        feats = pair_features(qv_np, q_tokens, pool.vectors, toks,
+                              pool.vectors[last] if last is not None else None,
+                              toks[last] if last is not None else frozenset(),
+                              frozenset().union(*(toks[i] for i in path)) if path else frozenset(),
+                              (encode([path_text(question_text, [pool.texts[i] for i in path])])[0] if path else qv_np)
+                              if use_path_text else None)
+        return torch.from_numpy(feats).unsqueeze(0)
+
+    while stack:
+        node, path, code = stack.pop()
+        steps += 1
+        if len(path) >= max_depth or g.number_of_edges() >= max_edges:
+            if backward and path and not g.in_degree(pool.ids[node]):
+                add(ROOT, pool.ids[node])
+            continue
+        with_tok = backward and node >= 0
+        logits = model.logits(code, q, cands, with_tok, pair_for(path))[0]
+        probs = torch.sigmoid(logits).numpy()
+        cand_probs = probs[:n].copy()
+        if path:
+            cand_probs[list(path)] = -1.0
+        order = np.argsort(-cand_probs, kind="stable")
+        chosen = [int(i) for i in order[:max_branch] if cand_probs[i] >= threshold]
+        if node < 0 and not chosen and n:
+            chosen = [int(order[0])]
+        tok_match = with_tok and probs[n] >= threshold
+        if backward and node >= 0:
+            u = pool.ids[node]
+            if tok_match or not chosen:
+                add(ROOT, u)
+        for i in reversed(chosen):  # reversed: the best candidate is explored first (LIFO)
+            v = pool.ids[i]
+            scores[v] = max(scores.get(v, 0.0), float(cand_probs[i]))
+            if node < 0:
+                edge = (ROOT, v) if not backward else None
+            else:
+                edge = (pool.ids[node], v) if not backward else (v, pool.ids[node])
+            if edge is not None and not add(*edge):
+                continue
+            if edge is None:
+                g.add_node(v)  # a backward leaf: its edges come from its parents
+            new_code = model.update(code, cands[:, i])
+            stack.append((i, path + (i,), new_code))
+    if backward:  # leaves never given a parent (edge cap) hang from the question
+        for v in list(g.nodes):
+            if v != ROOT and g.in_degree(v) == 0:
+                add(ROOT, v)
+    edges = [(u, v) for u, v in g.edges]
+    return DirectionResult(edges, scores, steps)
+
+
+def _graph_from_edges(question: str, edges: Iterable[tuple[str, str]], pool: CandidatePool,
+                      scores: dict[str, float] | None = None) -> EvidenceGraph:
+    """An evidence graph from reasoning edges, keeping only nodes on a root path; an edge that
+    would close a cycle is skipped (edges are taken in the given order)."""
+    g = nx.DiGraph()
+    g.add_node(ROOT)
+    for u, v in edges:
+        if u != v and v != ROOT and not _would_cycle(g, u, v):
+            g.add_edge(u, v)
+    keep = nx.descendants(g, ROOT)
+    pos = {eid: i for i, eid in enumerate(pool.ids)}
+    out = EvidenceGraph(question)
+    for node in nx.topological_sort(g.subgraph(keep | {ROOT})):
+        if node == ROOT:
+            continue
+        i = pos[node]
+        out.add_evidence(node, pool.texts[i], pool.facts[i])
+        if scores is not None and node in scores:
+            out.g.nodes[node]["score"] = scores[node]
+    for u, v in g.edges:
+        if u in out.g and v in out.g:
+            out.add_edge(u, v)
+    return out
+
+
+def merge_graphs(
+    forward: DirectionResult,
+    backward: DirectionResult,
+    rule: str = "intersect",
+    union_threshold: float = 0.8,
+) -> tuple[list[tuple[str, str]], dict[str, float]]:
+    """Merge the two directions' edges by ``rule`` (see the module docstring); returns edges and scores.
+
+    Scores are the mean of the two directions' match probabilities (0 for a missing direction).
+    """
+    if rule not in MERGE_RULES:
+        raise InputError(f"merge rule must be one of {', '.join(MERGE_RULES)}, got {rule!r}")
+    nodes = set(forward.scores) | set(backward.scores)
+    scores = {n: (forward.scores.get(n, 0.0) + backward.scores.get(n, 0.0)) / 2 for n in nodes}
+    fe, be = set(forward.edges), set(backward.edges)
+    if rule == "forward":
+        return sorted(fe), scores
+    if rule == "backward":
+        return sorted(be), scores
+    if rule == "intersect":
+        return sorted(fe & be), scores
+    if rule == "nodes":
+        f_nodes = {v for e in fe for v in e} - {ROOT}
+        b_nodes = {v for e in be for v in e} - {ROOT}
+        keep = f_nodes & b_nodes
+    else:  # union: a node found by both directions, or by one with a match probability >= union_threshold
+        best = {n: max(forward.scores.get(n, 0.0), backward.scores.get(n, 0.0)) for n in nodes}
+        f_nodes = {v for e in fe for v in e} - {ROOT}
+        b_nodes = {v for e in be for v in e} - {ROOT}
+        keep = (f_nodes & b_nodes) | {n for n in f_nodes | b_nodes if best.get(n, 0.0) >= union_threshold}
+    # forward edges first, then backward ones that do not close a cycle
+    g = nx.DiGraph()
+    for u, v in sorted(fe) + sorted(be - fe):
+        if (u == ROOT or u in keep) and v in keep and not _would_cycle(g, u, v):
+            g.add_edge(u, v)
+    for n in sorted(keep):  # a kept node left without a parent hangs from the question
+        if n not in g or g.in_degree(n) == 0:
+            g.add_edge(ROOT, n)
+    return list(g.edges), scores
+
+
+# ---------------------------------------------------------------------- the retriever
+class BGRRetriever:
+    """Bidirectional graph retriever over a candidate pool (closed) or a first-stage retriever (open).
+
+    ``retrieve_graph(question)`` needs a pool: give ``pool_fn(question) -> CandidatePool`` (e.g. a
+    first-stage top-N over the textual DB) or call :meth:`retrieve_pool` with one.
+    """
+
+    def __init__(self, model: BGRModel, encode: Callable[[list[str]], np.ndarray] | None = None,
+                 pool_fn: Callable[[str], CandidatePool] | None = None, mode: str | None = None) -> None:
+        self.model = model
+        self.cfg = model.cfg
+        self.encode = encode
+        self.pool_fn = pool_fn
+        self.mode = mode or "bidirectional"
+        self._query = ""
+        model.eval()
+
+    def run_direction(self, question_vec: np.ndarray, pool: CandidatePool, direction: str) -> DirectionResult:
+        """One direction with the configured threshold and caps."""
+        c = self.cfg
+        thr = c.threshold_forward if direction == "forward" else c.threshold_backward
+        return retrieve_direction(self.model.direction(direction), question_vec, pool, direction, thr,
+                                  c.max_depth, c.max_edges, c.branch(direction), self._query, self.encode)
+
+    def retrieve_pool(self, question: str, pool: CandidatePool, question_vec: np.ndarray | None = None,
+                      mode: str | None = None, merge: str | None = None, query: str | None = None) -> EvidenceGraph:
+        """The evidence graph of ``question`` over ``pool``; ``mode`` is forward, backward or bidirectional.
+        ``query`` is the text whose words feed the pair features (default: the normalized question)."""
+        mode = mode or self.mode
+        self._query = query if query is not None else _normalize(question)
+        if question_vec is None:
+            if self.encode is None:
+                raise GraphhopError("BGRRetriever needs an encoder or a question vector")
+            question_vec = self.encode([self._query])[0]
+        if mode in ("forward", "backward"):
+            res = self.run_direction(question_vec, pool, mode)
+            return _graph_from_edges(question, res.edges, pool, res.scores)
+        if mode != "bidirectional":
+            raise InputError(f"mode must be forward, backward or bidirectional, got {mode!r}")
+        f = self.run_direction(question_vec, pool, "forward")
+        b = self.run_direction(question_vec, pool, "backward")
+        edges, scores = merge_graphs(f, b, merge or self.cfg.merge, self.cfg.union_threshold)
+        return _graph_from_edges(question, edges, pool, scores)
+
+    def retrieve_graph(self, question: str) -> EvidenceGraph:
+        """:class:`~graphhop.core.GraphRetriever` protocol: the pool comes from ``pool_fn``."""
+        if self.pool_fn is None:
+            raise GraphhopError("BGRRetriever.retrieve_graph needs pool_fn (a candidate pool per question)")
+        return self.retrieve_pool(question, self.pool_fn(question))
+
+
+# ---------------------------------------------------------------------- persistence
+def save_model(model: BGRModel, out_dir: str | Path, card: dict[str, Any] | None = None) -> Path:
+    """Write ``bgr.pt`` and ``model_card.json`` atomically (a temp dir renamed over ``out_dir``)."""
+    out = Path(out_dir)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        torch.save(model.state_dict(), tmp / MODEL_FILE)
+        full = {"kind": "graphhop-bgr", "version": 1, "config": asdict(model.cfg),
+                "saved": time.strftime("%Y-%m-%dT%H:%M:%S"), **(card or {})}
+        (tmp / CARD_FILE).write_text(json.dumps(full, indent=2) + "\n", encoding="utf-8")
+        if out.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
+            os.replace(out, old / "x")
+            os.replace(tmp, out)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return out
+
+
+def load_model(model_dir: str | Path) -> tuple[BGRModel, dict[str, Any]]:
+    """Load a model dir written by :func:`save_model`; returns the model (eval mode) and its card."""
+    path = Path(model_dir)
+    card_path = path / CARD_FILE
+    if not card_path.exists() or not (path / MODEL_FILE).exists():
+        raise InputError(f"{path}: not a BGR model dir (needs {MODEL_FILE} and {CARD_FILE})")
+    try:
+        card = json.loads(card_path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{card_path}: invalid JSON ({exc.msg})") from None
+    if card.get("kind") != "graphhop-bgr":
+        raise InputError(f"{card_path}: not a BGR model card (kind={card.get('kind')!r})")
+    known = set(BGRConfig.__dataclass_fields__)
+    conf = dict(card.get("config", {}))
+    conf.setdefault("pair_features", False)  # cards written before pair features existed
+    conf.setdefault("path_text_feature", False)
+    cfg = BGRConfig(**{k: v for k, v in conf.items() if k in known})
+    model = BGRModel(cfg)
+    try:
+        state = torch.load(path / MODEL_FILE, map_location="cpu", weights_only=True)
+        model.load_state_dict(state)
+    except (RuntimeError, OSError, EOFError) as exc:
+        raise InputError(f"{path / MODEL_FILE}: cannot load the weights ({str(exc).splitlines()[0]})") from None
+    model.eval()
+    return model, card
+
+
+# ---------------------------------------------------------------------- gold graphs
+def retrievable_graph(gold: EvidenceGraph, pool_ids: Sequence[str]) -> EvidenceGraph:
+    """The gold graph contracted onto the retrievable evidence (those in the pool).
+
+    ``u -> v`` (``u`` the root or a pool node, ``v`` a pool node) when the gold graph has a path
+    ``u ~> v`` whose inner nodes are all outside the pool. For builder datasets the pool holds every
+    gold node and the graph is unchanged; for EntailmentBank the intermediate conclusions and the
+    hypothesis are generated, not retrieved, so the tree becomes ``question -> each leaf sentence``.
+    """
+    keep = set(pool_ids) & set(gold.evidence_ids)
+    if keep == set(gold.evidence_ids):
+        return gold
+    out = EvidenceGraph(gold.question, gold.root, gold.text_evidence)
+    for n in gold.evidence_ids:
+        if n in keep:
+            d = gold.g.nodes[n]
+            out.add_evidence(n, d.get("text", ""), d.get("facts", []), d.get("kind", "evidence"))
+    for u in [gold.root, *keep]:
+        seen: set[str] = set()
+        stack = list(gold.g.successors(u))
+        while stack:
+            v = stack.pop()
+            if v in seen:
+                continue
+            seen.add(v)
+            if v in keep:
+                out.add_edge(u, v)
+            else:
+                stack.extend(gold.g.successors(v))
+    return out

@@ -1,0 +1,179 @@
+"""DiFaR²: rerank a first stage's top-K facts with a cross-encoder (question, verbalized fact).
+
+Usage::
+
+    reranker = CrossEncoderReranker(model_dir, index)          # index: KnowledgeIndex or DocStore
+    retriever = RerankedRetriever(make_retriever(index, "dense"), reranker, rerank_k=100)
+    retriever.search(["who directed [Top Gun]"], k=10)
+
+The reranker needs the text of each hit: it takes a :class:`~graphhop.index.directory.KnowledgeIndex`,
+a :class:`~graphhop.index.directory.DocStore` or any ``id -> text`` callable. Texts are what the
+bi-encoder saw (``head [SEP] relation [SEP] tail`` for facts); questions are normalized like facts
+(:func:`~graphhop.kb.verbalize.normalize_question`), exactly as in training
+(:mod:`graphhop.train.difar`).
+
+Scores are the cross-encoder's raw logits (higher is better). Ties are broken by first-stage rank,
+so equal scores keep the first stage's order.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from graphhop.core import GraphhopError, Hit, Ranking, Retriever
+from graphhop.kb.verbalize import normalize_question
+
+__all__ = ["CrossEncoderReranker", "RerankedRetriever", "load_sequence_classifier", "score_pairs"]
+
+
+def _text_lookup(docs: Any) -> Callable[[str], str]:
+    """``id -> text`` from a KnowledgeIndex, DocStore, mapping or callable."""
+    from graphhop.index.directory import DocStore, KnowledgeIndex, _dense_text
+
+    if isinstance(docs, KnowledgeIndex):
+        docs = docs.docs
+    if isinstance(docs, DocStore):
+        store = docs
+        return lambda doc_id: _dense_text(store[doc_id])
+    if isinstance(docs, dict):
+        return docs.__getitem__
+    if callable(docs):
+        return docs
+    raise TypeError("docs must be a KnowledgeIndex, a DocStore, a dict or an id -> text callable")
+
+
+def load_sequence_classifier(name: str | Path | None) -> tuple[Any, Any]:
+    """``(model, tokenizer)`` of a one-logit sequence classifier, on the CPU, in eval mode.
+
+    ``name`` is a directory written by ``graphhop train reranker`` (or any cross-encoder), a
+    Hugging Face name, or ``None`` for the bundled MiniLM (which then gets an untrained head).
+    """
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    from graphhop.models.encoder import resolve_model
+
+    target = resolve_model(None if name is None else str(name))
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(target)
+        model = AutoModelForSequenceClassification.from_pretrained(target, num_labels=1)
+    except OSError as exc:
+        raise GraphhopError(f"cannot load cross-encoder {name!r}: {str(exc).splitlines()[0]}") from None
+    model.eval()
+    return model, tokenizer
+
+
+def score_pairs(model: Any, tokenizer: Any, queries: Sequence[str], texts: Sequence[str], batch_size: int = 64, max_length: int = 96) -> list[float]:
+    """Cross-encoder logits for ``(queries[i], texts[i])``, in batches, without gradients."""
+    import torch
+
+    out: list[float] = []
+    with torch.inference_mode():
+        for i in range(0, len(queries), batch_size):
+            enc = tokenizer(
+                list(queries[i : i + batch_size]),
+                list(texts[i : i + batch_size]),
+                padding=True,
+                truncation=True,
+                max_length=max_length,
+                return_tensors="pt",
+            )
+            logits = model(**enc).logits
+            out.extend(logits[:, 0].float().tolist())
+    return out
+
+
+class CrossEncoderReranker:
+    """Re-scores hits with a cross-encoder; implements :class:`graphhop.core.Reranker`.
+
+    ``docs`` gives the hit texts (KnowledgeIndex, DocStore, dict or ``id -> text`` callable).
+    ``seconds`` accumulates the time spent scoring (the "added time" of reranking).
+    """
+
+    name = "rerank"
+
+    def __init__(
+        self,
+        model_dir_or_name: str | Path | None,
+        docs: Any = None,
+        batch_size: int = 64,
+        max_length: int = 96,
+        normalize: bool = True,
+    ) -> None:
+        if docs is None:
+            raise GraphhopError("CrossEncoderReranker needs the documents (an index, DocStore or id -> text callable)")
+        self.model_name = str(model_dir_or_name) if model_dir_or_name is not None else None
+        self.model, self.tokenizer = load_sequence_classifier(model_dir_or_name)
+        self.text = _text_lookup(docs)
+        self.batch_size = batch_size
+        self.max_length = max_length
+        self.normalize = normalize
+        self.seconds = 0.0
+        self.pairs_scored = 0
+
+    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+        """Scores of ``texts`` for one (raw) query."""
+        q = normalize_question(query) if self.normalize else query
+        return score_pairs(self.model, self.tokenizer, [q] * len(texts), texts, self.batch_size, self.max_length)
+
+    def rerank(self, queries: Sequence[str], rankings: Sequence[Ranking], k: int = 10) -> list[Ranking]:
+        """Top ``k`` of each ranking by cross-encoder score (all pairs of the batch scored together)."""
+        if len(queries) != len(rankings):
+            raise ValueError(f"{len(queries)} queries but {len(rankings)} rankings")
+        start = time.perf_counter()
+        # each distinct (question, text) pair is scored once: duplicate texts (e.g. a fact stored
+        # in both directions) get identical scores, and the first-stage order breaks the tie
+        unique: dict[tuple[str, str], int] = {}
+        slots: list[int] = []
+        for query, ranking in zip(queries, rankings):
+            q = normalize_question(query) if self.normalize else query
+            for hit in ranking:
+                slots.append(unique.setdefault((q, self.text(hit.id)), len(unique)))
+        pairs = list(unique)
+        scored = score_pairs(self.model, self.tokenizer, [p[0] for p in pairs], [p[1] for p in pairs], self.batch_size, self.max_length) if pairs else []
+        scores = [scored[i] for i in slots]
+        out: list[Ranking] = []
+        pos = 0
+        for ranking in rankings:
+            n = len(ranking)
+            s = scores[pos : pos + n]
+            pos += n
+            order = sorted(range(n), key=lambda i: (-s[i], i))
+            out.append([Hit(ranking[i].id, float(s[i])) for i in order[:k]])
+        self.seconds += time.perf_counter() - start
+        self.pairs_scored += len(pairs)
+        return out
+
+
+class RerankedRetriever:
+    """``first_stage`` top-``rerank_k``, reranked; implements :class:`graphhop.core.Retriever`.
+
+    When ``k > rerank_k`` the hits below ``rerank_k`` keep their first-stage order after the
+    reranked ones (with scores below every reranked score), so deep metrics (MRR@1000) stay defined.
+    """
+
+    def __init__(self, first_stage: Retriever, reranker: Any, rerank_k: int = 100) -> None:
+        if rerank_k < 1:
+            raise ValueError("rerank_k must be at least 1")
+        self.first_stage = first_stage
+        self.reranker = reranker
+        self.rerank_k = rerank_k
+        self.name = f"{getattr(first_stage, 'name', 'retriever')}+rerank@{rerank_k}"
+
+    def search(self, queries: Sequence[str], k: int = 10) -> list[Ranking]:
+        """Top ``k`` per query: the first ``rerank_k`` reranked, the rest in first-stage order."""
+        if not queries:
+            return []
+        first = self.first_stage.search(queries, max(k, self.rerank_k))
+        heads = [r[: self.rerank_k] for r in first]
+        reranked = self.reranker.rerank(queries, heads, k=self.rerank_k)
+        out: list[Ranking] = []
+        for top, full in zip(reranked, first):
+            ranking = list(top[:k])
+            if k > len(ranking) and len(full) > self.rerank_k:
+                floor = min((h.score for h in top), default=0.0)
+                tail = full[self.rerank_k : k]
+                ranking += [Hit(h.id, floor - 1.0 - i) for i, h in enumerate(tail)]
+            out.append(ranking)
+        return out

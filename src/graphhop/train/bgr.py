@@ -1,0 +1,600 @@
+"""Teacher-forced training of the Graph-hop retriever (BGR) on cached, frozen encoder vectors.
+
+Targets (:func:`forward_targets`, :func:`backward_targets`): for every simple path from the root
+of the (retrievable) gold graph, the path prefix is fed to the model and the multilabel target is
+the set of the last node's children (forward) or parents (backward). Both directions also learn
+when to stop: a prefix ending at a sink (forward) has no positive target. Backward starts from the
+question with the sinks as target (how leaves are found at inference) and marks a parent that is
+the question with the question token. A 1-hop fact (root-adjacent *and* a sink) is therefore a
+positive root child in forward and a positive leaf with the question as parent in backward — the
+released code labels it 0 in both; we do not.
+
+The loss is binary cross-entropy over the candidates of each prefix (pool nodes not on the path,
+plus the question token in backward). Each epoch scores the dev set with the real depth-first
+retrieval (evidence-set F1 per direction) and keeps the best weights of each direction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+import torch
+from torch import nn
+
+from graphhop.core import InputError
+from graphhop.graph import ROOT, EvidenceGraph
+from graphhop.metrics.graph import set_scores
+from graphhop.retrieve.graphhop import (
+    MERGE_RULES,
+    N_PAIR,
+    BGRConfig,
+    BGRModel,
+    BGRRetriever,
+    CandidatePool,
+    merge_graphs,
+    retrievable_graph,
+    retrieve_direction,
+    save_model,
+    _graph_from_edges,
+    pair_features,
+    path_text,
+    token_set,
+)
+
+__all__ = [
+    "QUESTION_TOKEN",
+    "BGRExample",
+    "EmbeddingCache",
+    "query_text",
+    "load_examples",
+    "forward_targets",
+    "backward_targets",
+    "TrainConfig",
+    "bgr_loss_batch",
+    "train_bgr",
+    "select_inference",
+    "predict_direction_results",
+    "evaluate_methods",
+    "choose_shapes",
+    "BGR_METHODS",
+    "BASELINES",
+]
+
+#: The target id of the question in backward targets (the learned question token).
+QUESTION_TOKEN = ROOT
+
+
+@dataclass
+class BGRExample:
+    """One question: its query text, candidate pool (with vectors) and retrievable gold graph."""
+
+    id: str
+    question: str
+    query: str
+    pool: CandidatePool
+    question_vec: np.ndarray
+    gold: EvidenceGraph
+    depth: int
+    graph_type: str
+    source: str = ""
+    _q_tokens: frozenset[str] | None = None
+
+    @property
+    def q_tokens(self) -> frozenset[str]:
+        """Word set of the query (pair features)."""
+        if self._q_tokens is None:
+            self._q_tokens = token_set(self.query)
+        return self._q_tokens
+
+
+# ---------------------------------------------------------------------- encoding cache
+class EmbeddingCache:
+    """Text -> frozen encoder vector, persisted as ``<dir>/<model-hash>.npz`` (texts + matrix)."""
+
+    def __init__(self, cache_dir: str | Path | None, model: str | None = None, batch_size: int = 64) -> None:
+        from graphhop.models.encoder import canonical_model_name
+
+        self.model_name = canonical_model_name(model)
+        self.model = model
+        self.batch_size = batch_size
+        self.path = None
+        self._vec: dict[str, np.ndarray] = {}
+        if cache_dir is not None:
+            key = hashlib.md5(self.model_name.encode()).hexdigest()[:10]
+            self.path = Path(cache_dir) / f"emb-{key}.npz"
+            if self.path.exists():
+                try:
+                    data = np.load(self.path, allow_pickle=False)
+                    texts = json.loads(str(data["texts"]))
+                    mat = data["vectors"]
+                    self._vec = {t: mat[i] for i, t in enumerate(texts)}
+                except (OSError, ValueError, KeyError):  # a damaged cache is only a cache: re-encode
+                    self._vec = {}
+        self._dirty = False
+
+    def encode(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
+        """Vectors of ``texts`` (normalized), encoding only texts not seen before."""
+        todo = list(dict.fromkeys(t for t in texts if t not in self._vec))
+        if todo:
+            from graphhop.models.encoder import load_encoder
+
+            enc = load_encoder(self.model)
+            mat = enc.encode(todo, batch_size=self.batch_size, convert_to_numpy=True, normalize_embeddings=True,
+                             show_progress_bar=progress)
+            for t, v in zip(todo, np.asarray(mat, dtype=np.float32)):
+                self._vec[t] = v
+            self._dirty = True
+        if not texts:
+            return np.zeros((0, 384), dtype=np.float32)
+        return np.stack([self._vec[t] for t in texts]).astype(np.float32)
+
+    def save(self) -> None:
+        """Persist new vectors (atomic replace), merged with what another process saved meanwhile."""
+        if self.path is None or not self._dirty:
+            return
+        import os
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.path.exists():
+            try:
+                data = np.load(self.path, allow_pickle=False)
+                mat = data["vectors"]
+                for i, t in enumerate(json.loads(str(data["texts"]))):
+                    if t not in self._vec:
+                        self._vec[t] = mat[i]
+            except (OSError, ValueError, KeyError):
+                pass
+        texts = list(self._vec)
+        tmp = self.path.with_name(f"{self.path.stem}.{os.getpid()}.tmp.npz")
+        np.savez(tmp, texts=np.array(json.dumps(texts)), vectors=np.stack([self._vec[t] for t in texts]))
+        os.replace(tmp, self.path)
+        self._dirty = False
+
+
+# ---------------------------------------------------------------------- examples
+def query_text(rec: dict[str, Any]) -> str:
+    """The text encoded as the question: the normalized question; for EntailmentBank the
+    hypothesis (a task input there) followed by the question."""
+    from graphhop.kb.verbalize import normalize_question
+
+    if str(rec.get("source", "")).startswith("entailmentbank"):
+        hyp = next((n.get("text", "") for n in rec["graph"].get("nodes", []) if n.get("kind") == "hypothesis"), "")
+        return f"{hyp} {rec['question']}".strip()
+    return normalize_question(rec["question"])
+
+
+def load_examples(records: Iterable[dict[str, Any]], cache: EmbeddingCache, limit: int | None = None,
+                  progress: bool = False) -> list[BGRExample]:
+    """Builder/EntailmentBank records -> :class:`BGRExample` (vectors from ``cache``)."""
+    recs = []
+    for rec in records:
+        if limit is not None and len(recs) >= limit:
+            break
+        if rec.get("evidence"):
+            recs.append(rec)
+    texts = [query_text(r) for r in recs] + [e["text"] for r in recs for e in r["evidence"]]
+    cache.encode(texts, progress=progress)
+    cache.save()
+    out = []
+    for rec in recs:
+        ev = rec["evidence"]
+        pool = CandidatePool([e["id"] for e in ev], [e["text"] for e in ev], cache.encode([e["text"] for e in ev]),
+                             [e.get("facts", []) for e in ev])
+        gold = retrievable_graph(EvidenceGraph.from_json(rec["graph"], rec["id"]), pool.ids)
+        depth = int(rec.get("hops") or 0) or gold.depth()
+        q = query_text(rec)
+        out.append(BGRExample(rec["id"], rec["question"], q, pool, cache.encode([q])[0], gold, depth,
+                              gold.graph_type() if len(gold) else "empty", str(rec.get("source", ""))))
+    return out
+
+
+# ---------------------------------------------------------------------- teacher-forcing targets
+def _simple_paths(succ: Callable[[str], list[str]], start: str, limit: int) -> list[tuple[str, ...]]:
+    """Every simple path from ``start`` (excluded) as a tuple, the empty path first; at most ``limit``."""
+    out: list[tuple[str, ...]] = [()]
+    stack: list[tuple[str, tuple[str, ...]]] = [(start, ())]
+    while stack and len(out) < limit:
+        node, path = stack.pop()
+        for nxt in reversed(succ(node)):
+            if nxt in path or nxt == start:
+                continue
+            p = path + (nxt,)
+            out.append(p)
+            if len(out) >= limit:
+                break
+            stack.append((nxt, p))
+    return out
+
+
+def forward_targets(graph: EvidenceGraph, limit: int = 64) -> list[tuple[tuple[str, ...], frozenset[str]]]:
+    """``(prefix, children of its last node)`` for every simple root path prefix (root: the empty prefix)."""
+    succ = lambda n: list(graph.g.successors(n))  # noqa: E731
+    return [(p, frozenset(succ(p[-1] if p else graph.root))) for p in _simple_paths(succ, graph.root, limit)]
+
+
+def backward_targets(graph: EvidenceGraph, limit: int = 64) -> list[tuple[tuple[str, ...], frozenset[str]]]:
+    """``(prefix, parents of its last node)`` walking from the sinks up; the empty prefix targets the
+    sinks, and a parent that is the root appears as :data:`QUESTION_TOKEN`. Prefixes are upward paths."""
+    sinks = graph.sinks()
+    start = "\x00start"
+
+    def up(n: str) -> list[str]:
+        if n == start:
+            return list(sinks)
+        return [p for p in graph.g.predecessors(n) if p != graph.root]
+
+    out = []
+    for p in _simple_paths(up, start, limit):
+        if not p:
+            out.append((p, frozenset(sinks)))
+        else:
+            parents = {QUESTION_TOKEN if x == graph.root else x for x in graph.g.predecessors(p[-1])}
+            out.append((p, frozenset(parents)))
+    return out
+
+
+# ---------------------------------------------------------------------- training
+@dataclass
+class TrainConfig:
+    """Training settings (stored in the model card)."""
+
+    epochs: int = 20
+    batch_size: int = 64
+    lr: float = 1e-3
+    weight_decay: float = 0.01
+    pos_weight: float = 2.0
+    max_prefixes: int = 64
+    max_minutes: float = 10.0
+    dev_limit: int = 200
+    seed: int = 13
+    threads: int = 2
+    patience: int = 5
+
+
+@dataclass
+class _Item:
+    ex: int
+    prefix: list[int]
+    targets: list[int]  # pool indices; len(pool) = the question token
+    direction: str
+    path_vec: np.ndarray | None = None  # encoder vector of ``query [SEP] path texts`` (path-text feature)
+
+
+def _items(examples: Sequence[BGRExample], direction: str, limit: int) -> list[_Item]:
+    out = []
+    for i, ex in enumerate(examples):
+        pos = {eid: j for j, eid in enumerate(ex.pool.ids)}
+        n = len(ex.pool.ids)
+        fn = forward_targets if direction == "forward" else backward_targets
+        for prefix, targets in fn(ex.gold, limit):
+            out.append(_Item(i, [pos[p] for p in prefix],
+                             [n if t == QUESTION_TOKEN else pos[t] for t in targets if t == QUESTION_TOKEN or t in pos],
+                             direction))
+    return out
+
+
+def _attach_path_vecs(examples: Sequence[BGRExample], items: Sequence[_Item], encode: Callable[[list[str]], np.ndarray]) -> None:
+    """Encode every prefix's ``query [SEP] path texts`` once (batched) for the path-text feature."""
+    texts = [path_text(examples[it.ex].query, [examples[it.ex].pool.texts[j] for j in it.prefix]) for it in items if it.prefix]
+    vecs = encode(list(dict.fromkeys(texts)))
+    by_text = dict(zip(dict.fromkeys(texts), vecs))
+    for it in items:
+        ex = examples[it.ex]
+        it.path_vec = by_text[path_text(ex.query, [ex.pool.texts[j] for j in it.prefix])] if it.prefix else ex.question_vec
+
+
+def bgr_loss_batch(model: BGRModel, examples: Sequence[BGRExample], items: Sequence[_Item], pos_weight: float = 2.0) -> torch.Tensor:
+    """Multilabel BCE of one batch of teacher-forced prefixes (all of one direction)."""
+    direction = items[0].direction
+    dm = model.direction(direction)
+    backward = direction == "backward"
+    B = len(items)
+    P = max(len(examples[it.ex].pool.ids) for it in items)
+    L = max(1, max(len(it.prefix) for it in items))
+    dim_in = examples[items[0].ex].question_vec.shape[0]
+    cands = np.zeros((B, P, dim_in), dtype=np.float32)
+    qv = np.zeros((B, dim_in), dtype=np.float32)
+    cmask = np.zeros((B, P + 1), dtype=bool)
+    prefix = np.zeros((B, L), dtype=np.int64)
+    valid = np.zeros((B, L), dtype=bool)
+    target = np.zeros((B, P + 1), dtype=np.float32)
+    use_pair = dm.matcher.n_pair > 0
+    pair = np.zeros((B, P, dm.matcher.n_pair), dtype=np.float32) if use_pair else None
+    for b, it in enumerate(items):
+        ex = examples[it.ex]
+        n = len(ex.pool.ids)
+        if use_pair:
+            toks = ex.pool.tokens
+            last = it.prefix[-1] if it.prefix else None
+            pair[b, :n] = pair_features(ex.question_vec, ex.q_tokens, ex.pool.vectors, toks,
+                                        ex.pool.vectors[last] if last is not None else None,
+                                        toks[last] if last is not None else frozenset(),
+                                        frozenset().union(*(toks[i] for i in it.prefix)) if it.prefix else frozenset(),
+                                        it.path_vec if dm.matcher.n_pair > N_PAIR else None)
+        cands[b, :n] = ex.pool.vectors
+        qv[b] = ex.question_vec
+        cmask[b, :n] = True
+        if backward and it.prefix:
+            cmask[b, P] = True  # the question token is a candidate after the first backward step
+        for t, j in enumerate(it.prefix):
+            prefix[b, t] = j
+            valid[b, t] = True
+            cmask[b, j] = False
+        for j in it.targets:
+            target[b, P if j == n else j] = 1.0
+    c = dm.proj(torch.from_numpy(cands))
+    q = dm.proj(torch.from_numpy(qv))
+    pidx = torch.from_numpy(prefix)
+    pref = torch.gather(c, 1, pidx.unsqueeze(-1).expand(-1, -1, c.shape[-1]))
+    code = dm.path_codes(q, pref, torch.from_numpy(valid))
+    logits = dm.logits(code, q, c, True, torch.from_numpy(pair) if use_pair else None)  # [B, P+1]
+    mask = torch.from_numpy(cmask)
+    loss = nn.functional.binary_cross_entropy_with_logits(
+        logits, torch.from_numpy(target), pos_weight=torch.tensor(pos_weight), reduction="none")
+    return (loss * mask).sum() / mask.sum().clamp(min=1)
+
+
+def _thr(cfg: BGRConfig, direction: str) -> float:
+    return cfg.threshold_forward if direction == "forward" else cfg.threshold_backward
+
+
+def predict_direction_results(model: BGRModel, examples: Sequence[BGRExample], direction: str, threshold: float,
+                              branch: int | None = None, encode: Callable[[list[str]], np.ndarray] | None = None):
+    """Raw :class:`~graphhop.retrieve.graphhop.DirectionResult` per example."""
+    c = model.cfg
+    return [retrieve_direction(model.direction(direction), ex.question_vec, ex.pool, direction, threshold,
+                               c.max_depth, c.max_edges, branch or c.branch(direction), ex.query, encode) for ex in examples]
+
+
+def _mean_f1(results, examples: Sequence[BGRExample]) -> float:
+    scores = []
+    for r, ex in zip(results, examples):
+        g = _graph_from_edges(ex.question, r.edges, ex.pool)
+        scores.append(set_scores(g.evidence_ids, ex.gold.evidence_ids).f1)
+    return float(np.mean(scores)) if scores else 0.0
+
+
+def train_bgr(
+    train: Sequence[BGRExample],
+    dev: Sequence[BGRExample],
+    out_dir: str | Path | None,
+    model_cfg: BGRConfig | None = None,
+    cfg: TrainConfig | None = None,
+    progress: bool = True,
+    log: Callable[[str], None] = print,
+    card_extra: dict[str, Any] | None = None,
+    encode: Callable[[list[str]], np.ndarray] | None = None,
+) -> tuple[BGRModel, dict[str, Any]]:
+    """Train both directions, keep the best dev epoch of each, choose thresholds and merge on dev,
+    and save to ``out_dir`` (when given). Returns the model and its card."""
+    from tqdm.auto import tqdm
+
+    cfg = cfg or TrainConfig()
+    model_cfg = model_cfg or BGRConfig()
+    if not train:
+        raise InputError("no training examples")
+    torch.manual_seed(cfg.seed)
+    torch.set_num_threads(cfg.threads)
+    rng = random.Random(cfg.seed)
+    model_cfg.input_dim = int(train[0].question_vec.shape[0])
+    model = BGRModel(model_cfg)
+    dev = list(dev)[: cfg.dev_limit]
+    items = {d: _items(train, d, cfg.max_prefixes) for d in ("forward", "backward")}
+    if model_cfg.path_text_feature:
+        if encode is None:
+            raise InputError("the path-text feature needs an encoder (encode=...)")
+        for its in items.values():
+            _attach_path_vecs(train, its, encode)
+    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+    best = {d: (-1.0, None, -1) for d in ("forward", "backward")}
+    history = []
+    start = time.perf_counter()
+    stale = 0
+    finished = True
+    for epoch in range(cfg.epochs):
+        model.train()
+        batches = []
+        for d, its in items.items():
+            its = list(its)
+            rng.shuffle(its)
+            batches += [its[i : i + cfg.batch_size] for i in range(0, len(its), cfg.batch_size)]
+        rng.shuffle(batches)
+        total, count = 0.0, 0
+        bar = tqdm(batches, desc=f"bgr epoch {epoch + 1}/{cfg.epochs}", unit="batch", disable=not progress, mininterval=2)
+        for batch in bar:
+            loss = bgr_loss_batch(model, train, batch, cfg.pos_weight)
+            opt.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            total += loss.item()
+            count += 1
+            if time.perf_counter() - start > cfg.max_minutes * 60:
+                finished = False
+                break
+        bar.close()
+        row: dict[str, Any] = {"epoch": epoch + 1, "loss": total / max(count, 1)}
+        improved = False
+        for d in ("forward", "backward"):
+            f1 = _mean_f1(predict_direction_results(model, dev, d, 0.5, encode=encode), dev) if dev else -total
+            row[f"dev_f1_{d}"] = f1
+            if f1 > best[d][0]:
+                state = {k: v.detach().clone() for k, v in model.direction(d).state_dict().items()}
+                best[d] = (f1, state, epoch + 1)
+                improved = True
+        history.append(row)
+        log(json.dumps({k: round(v, 4) if isinstance(v, float) else v for k, v in row.items()}))
+        stale = 0 if improved else stale + 1
+        if not finished or stale >= cfg.patience:
+            break
+    for d in ("forward", "backward"):
+        if best[d][1] is not None:
+            model.direction(d).load_state_dict(best[d][1])
+    train_s = time.perf_counter() - start
+    if out_dir is not None:  # saved before the selection too, so a failure there keeps the weights
+        save_model(model, out_dir, {"train_seconds": round(train_s, 1), "history": history, "selection": {}})
+    selection = select_inference(model, dev, encode=encode) if dev else {}
+    card = {
+        "train_config": asdict(cfg),
+        "train_examples": len(train),
+        "dev_examples": len(dev),
+        "train_prefixes": {d: len(v) for d, v in items.items()},
+        "history": history,
+        "best_epoch": {d: best[d][2] for d in best},
+        "best_dev_f1_at_0.5": {d: best[d][0] for d in best},
+        "selection": selection,
+        "train_seconds": round(train_s, 1),
+        "finished": finished,
+        "encoder_frozen": True,
+        **(card_extra or {}),
+    }
+    if out_dir is not None:
+        save_model(model, out_dir, card)
+    return model, card
+
+
+def select_inference(model: BGRModel, dev: Sequence[BGRExample],
+                     thresholds: Sequence[float] = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8),
+                     union_thresholds: Sequence[float] = (0.6, 0.7, 0.8, 0.9, 0.95),
+                     branches: Sequence[int] = (3, 1, 8),
+                     encode: Callable[[list[str]], np.ndarray] | None = None) -> dict[str, Any]:
+    """Choose each direction's threshold and branching (``branches``: most matches per step; best dev
+    F1, ties: the first in grid order), then the merge rule (best dev F1, then GM), and write them into
+    ``model.cfg``. Returns the dev table of every choice."""
+    from graphhop.metrics.graph import graph_match
+
+    cfg = model.cfg
+    table: dict[str, Any] = {}
+    results = {}
+    for d in ("forward", "backward"):
+        best = (-1.0, 0.5, 3)
+        for br in branches:
+            for t in thresholds:
+                res = predict_direction_results(model, dev, d, t, br, encode)
+                f1 = _mean_f1(res, dev)
+                table[f"{d}@{t}/branch{br}"] = round(f1, 4)
+                if f1 > best[0] + 1e-9:
+                    best = (f1, t, br)
+                    results[d] = res
+        setattr(cfg, f"threshold_{d}", best[1])
+        if d == "forward":
+            cfg.max_branch = best[2]
+        else:
+            cfg.max_branch_backward = best[2]
+    best_rule = ("intersect", -1.0, -1.0, cfg.union_threshold)
+    candidates = [(r, cfg.union_threshold) for r in MERGE_RULES if r != "union"]
+    candidates += [("union", u) for u in union_thresholds]
+    for rule, uthr in candidates:
+        f1s, gms = [], []
+        for f, b, ex in zip(results["forward"], results["backward"], dev):
+            edges, scores = merge_graphs(f, b, rule, uthr)
+            g = _graph_from_edges(ex.question, edges, ex.pool)
+            f1s.append(set_scores(g.evidence_ids, ex.gold.evidence_ids).f1)
+            gms.append(graph_match(g, ex.gold))
+        f1, gm = float(np.mean(f1s)), float(np.mean(gms))
+        table[f"merge:{rule}" + (f"@{uthr}" if rule == "union" else "")] = {"f1": round(f1, 4), "gm": round(gm, 4)}
+        if (f1, gm) > best_rule[1:3]:
+            best_rule = (rule, f1, gm, uthr)
+    cfg.merge = best_rule[0]
+    if best_rule[0] == "union":
+        cfg.union_threshold = best_rule[3]
+    else:  # keep the best union threshold for reporting the union row
+        ub = max(((k, v) for k, v in table.items() if k.startswith("merge:union@")), key=lambda kv: (kv[1]["f1"], kv[1]["gm"]))
+        cfg.union_threshold = float(ub[0].split("@")[1])
+    return {"threshold_forward": cfg.threshold_forward, "threshold_backward": cfg.threshold_backward,
+            "max_branch": cfg.max_branch, "max_branch_backward": cfg.max_branch_backward,
+            "merge": cfg.merge, "union_threshold": cfg.union_threshold, "dev": table}
+
+
+# ---------------------------------------------------------------------- evaluation
+BGR_METHODS = ("bgr-forward", "bgr-backward", "bgr-bidirectional")
+BASELINES = ("random", "bm25", "dense", "mdr")
+
+
+def _depth_key(depth: int) -> str:
+    return f"depth {depth}" if depth < 4 else "depth 4+"
+
+
+def evaluate_methods(
+    model: BGRModel | None,
+    examples: Sequence[BGRExample],
+    methods: Sequence[str] = BASELINES + BGR_METHODS,
+    bm25: Any = None,
+    encode: Callable[[list[str]], np.ndarray] | None = None,
+    shapes: dict[str, str] | None = None,
+    extra_merges: Sequence[str] = (),
+    ged_timeout: float = 1.0,
+    seed: int = 13,
+    progress: bool = False,
+) -> dict[str, dict[str, Any]]:
+    """Score every method on ``examples``: ``{method: {"by_type": breakdown, "by_depth": breakdown,
+    "seconds": ...}}``. Baselines use ``k`` = the gold set size; their graph ``shape`` (chain or star)
+    comes from ``shapes`` (default chain). ``extra_merges`` adds ``bgr-merge:<rule>`` rows."""
+    from tqdm.auto import tqdm
+
+    from graphhop.metrics.graph import breakdown, score_graph
+    from graphhop.retrieve.baselines import dense_topk, ids_to_graph, mdr_chain, random_topk
+
+    shapes = shapes or {}
+    rows: dict[str, list] = {}
+    seconds: dict[str, float] = {}
+    ret = BGRRetriever(model, encode=encode) if model is not None else None
+    all_methods = list(methods) + [f"bgr-merge:{r}" for r in extra_merges]
+    for method in all_methods:
+        scores, depth_scores = [], []
+        t0 = time.perf_counter()
+        for ex in tqdm(examples, desc=method, disable=not progress, mininterval=5):
+            k = len(ex.gold.evidence_ids)
+            texts = dict(zip(ex.pool.ids, ex.pool.texts))
+            facts = dict(zip(ex.pool.ids, ex.pool.facts))
+            if method == "random":
+                pred = ids_to_graph(ex.question, random_topk(ex.pool.ids, k, f"{seed}|{ex.id}"), texts, shapes.get(method, "chain"), facts)
+            elif method == "bm25":
+                pred = ids_to_graph(ex.question, bm25.topk(ex.query, ex.pool.ids, ex.pool.texts, k), texts, shapes.get(method, "chain"), facts)
+            elif method == "dense":
+                pred = ids_to_graph(ex.question, dense_topk(ex.question_vec, ex.pool.ids, ex.pool.vectors, k), texts, shapes.get(method, "chain"), facts)
+            elif method == "mdr":
+                pred = ids_to_graph(ex.question, mdr_chain(ex.query, ex.pool.ids, ex.pool.texts, ex.pool.vectors, k, encode), texts,
+                                    shapes.get(method, "chain"), facts)
+            elif method in BGR_METHODS:
+                pred = ret.retrieve_pool(ex.question, ex.pool, ex.question_vec, mode=method.split("-", 1)[1], query=ex.query)
+            elif method.startswith("bgr-merge:"):
+                pred = ret.retrieve_pool(ex.question, ex.pool, ex.question_vec, mode="bidirectional", merge=method.split(":", 1)[1],
+                                         query=ex.query)
+            else:
+                raise InputError(f"unknown method {method!r}")
+            sc = score_graph(pred, ex.gold, ged_timeout)
+            scores.append(sc)
+            d = _dataclass_copy(sc)
+            d.graph_type = _depth_key(ex.depth)
+            depth_scores.append(d)
+        seconds[method] = time.perf_counter() - t0
+        rows[method] = {"by_type": breakdown(scores), "by_depth": breakdown(depth_scores), "seconds": round(seconds[method], 2)}
+    return rows
+
+
+def _dataclass_copy(obj):
+    import copy
+
+    return copy.copy(obj)
+
+
+def choose_shapes(examples: Sequence[BGRExample], bm25: Any, encode: Callable | None, seed: int = 13) -> dict[str, str]:
+    """For each set baseline, the graph shape (chain or star) with the better dev GM (ties: chain)."""
+    out = {"mdr": "chain"}  # a chain retriever: its hop order is its graph
+    for m in ("random", "bm25", "dense"):
+        best = ("chain", -1.0)
+        for shape in ("chain", "star"):
+            r = evaluate_methods(None, examples, [m], bm25, encode, {m: shape}, ged_timeout=0.05, seed=seed)
+            gm = r[m]["by_type"]["all"]["gm"]
+            if gm > best[1]:
+                best = (shape, gm)
+        out[m] = best[0]
+    return out

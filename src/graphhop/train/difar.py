@@ -1,0 +1,671 @@
+"""DiFaR training on CPU: the bi-encoder (supervised DiFaR) and the cross-encoder reranker (DiFaR²).
+
+Retriever (:func:`train_retriever`)
+    Contrastive loss of DiFaR eq. 3: for a batch of ``(question, gold fact)`` pairs, softmax over
+    the batch's facts (in-batch negatives) plus optional mined hard negatives, with cosine
+    similarity times ``scale``. A column whose text is a gold fact of the row's question (another
+    path of the same question, or the same fact for another question) is masked out, so a gold
+    fact is never a negative.
+Reranker (:func:`train_reranker`)
+    A sequence classifier (one logit) on ``(question, fact)``, initialized from MiniLM or any HF
+    name, binary cross-entropy on the gold facts (label 1) and negatives (label 0): the mining
+    retriever's top-``mine_k`` non-gold facts ("the most confusing ones"), re-mined every
+    ``remine_every`` epochs by re-scoring that pool with the current reranker, plus random facts.
+
+Both evaluate on a held-out part (Hits@1 / MRR) before training and after every epoch, keep the
+best checkpoint in ``out`` (written atomically: temp dir + rename, via
+:func:`graphhop.index.manifest.atomic_dir`), and keep a resumable checkpoint (model, optimizer,
+scheduler, position in the epoch, mined negatives) in ``<out>.ckpt``: rerunning the same command
+continues from it. ``max_minutes`` stops a run cleanly (checkpoint saved) so it can be resumed.
+
+Large KBs (MetaQA's 129k facts) are not re-encoded each epoch: mining and evaluation rank inside a
+*pool* per KB of at most ``pool_size`` facts: every gold fact of the run's questions, every fact
+touching a topic or gold entity (capped per entity), then random facts. Smaller KBs are ranked whole.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import shutil
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from graphhop.core import GraphhopError
+from graphhop.index.manifest import atomic_dir
+from graphhop.train.data import DocGroup, TrainData, TrainExample
+
+__all__ = [
+    "TrainConfig",
+    "CARD_NAME",
+    "mine_negatives",
+    "candidate_pools",
+    "rank_metrics",
+    "train_retriever",
+    "train_reranker",
+    "read_card",
+    "remove_checkpoint",
+]
+
+CARD_NAME = "graphhop_card.json"
+_STATE = "state.json"
+_OPTIM = "trainer.pt"
+_NEGS = "negatives.json"
+
+
+@dataclass
+class TrainConfig:
+    """Options shared by both trainers (see the CLI ``--help`` for each)."""
+
+    model: str | None = None
+    epochs: int = 2
+    batch_size: int = 32
+    lr: float = 2e-5
+    warmup: float = 0.1
+    weight_decay: float = 0.01
+    max_length: int = 64
+    hard_negatives: int = 1
+    random_negatives: int = 1
+    mine_k: int = 20
+    remine_every: int = 1
+    scale: float = 20.0
+    max_steps: int | None = None
+    max_minutes: float | None = None
+    save_every: int = 200
+    seed: int = 0
+    threads: int | None = 2
+    pool_size: int = 20000
+    val_limit: int | None = 300
+    miner: str | None = None
+    eval_k: int = 20
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# ----------------------------------------------------------------------------------------------
+# pools, mining, metrics
+
+
+def candidate_pools(data: Sequence[TrainData], pool_size: int, seed: int = 0, per_entity: int = 200) -> dict[str, list[int]]:
+    """Positions of the facts to rank per KB group: all of them when the KB has at most
+    ``pool_size`` facts; otherwise gold facts, facts touching topic/gold entities (``per_entity``
+    each), then random facts up to ``pool_size``. Deterministic for a given ``seed``."""
+    pools: dict[str, list[int]] = {}
+    groups: dict[str, DocGroup] = {}
+    members: dict[str, list[TrainExample]] = {}
+    for d in data:
+        groups.update(d.groups)
+        for ex in d.examples:
+            members.setdefault(ex.group, []).append(ex)
+    for name, group in groups.items():
+        if len(group) <= pool_size:
+            pools[name] = list(range(len(group)))
+            continue
+        chosen: dict[int, None] = {}
+        exs = members.get(name, [])
+        for ex in exs:
+            for d in ex.positives:
+                chosen[group.position(d)] = None
+        if group.store is not None:
+            entities: dict[str, None] = {}
+            for ex in exs:
+                for d in ex.positives:
+                    h, _, t = _triple_of(group, d)
+                    entities[h] = None
+                    entities[t] = None
+            prefix = group.name + ":"
+            for e in entities:
+                facts = group.store.out_edges(e)[:per_entity] + group.store.in_edges(e)[:per_entity]
+                for f in facts:
+                    pos = group.position(prefix + f.id)
+                    chosen.setdefault(pos, None)
+                if len(chosen) >= pool_size:
+                    break
+        rng = random.Random(seed)
+        while len(chosen) < pool_size:
+            chosen.setdefault(rng.randrange(len(group)), None)
+        pools[name] = sorted(chosen)
+    return pools
+
+
+def _triple_of(group: DocGroup, doc_id: str) -> tuple[str, str, str]:
+    """The ``(head, relation, tail)`` of a doc id of ``group`` (needs ``group.store``)."""
+    return _fact_index(group)[doc_id.split(":", 1)[1]]
+
+
+_FACT_CACHE: dict[int, dict[str, tuple[str, str, str]]] = {}
+
+
+def _fact_index(group: DocGroup) -> dict[str, tuple[str, str, str]]:
+    key = id(group)
+    if key not in _FACT_CACHE:
+        _FACT_CACHE[key] = {f.id: f.triple for fs in group.store._out.values() for f in fs}  # noqa: SLF001
+    return _FACT_CACHE[key]
+
+
+def _is_gold(data: TrainData, ex: TrainExample, doc_id: str, gold_texts: set[str]) -> bool:
+    return doc_id in ex.positives or data.text(ex.group, doc_id) in gold_texts
+
+
+def mine_negatives(data: TrainData, rankings: Sequence[Sequence[str]], n: int) -> list[list[str]]:
+    """For each example, the first ``n`` ids of its ranking that are not gold.
+
+    Not gold means: not one of the example's gold ids, and not a fact with the same text as a gold
+    fact (a duplicate copy of a gold triple is not a negative either).
+    """
+    out = []
+    for ex, ranking in zip(data.examples, rankings):
+        gold_texts = data.gold_texts(ex)
+        negs = [d for d in ranking if not _is_gold(data, ex, d, gold_texts)]
+        out.append(negs[:n])
+    return out
+
+
+def rank_metrics(data: TrainData, rankings: Sequence[Sequence[str]]) -> dict[str, float]:
+    """Hits@1, Hits@10 and MRR (within the given rankings) against each example's gold ids."""
+    if not data.examples:
+        return {"Hits@1": 0.0, "Hits@10": 0.0, "MRR": 0.0}
+    h1 = h10 = rr = 0.0
+    for ex, ranking in zip(data.examples, rankings):
+        gold = set(ex.positives)
+        for rank, d in enumerate(ranking, start=1):
+            if d in gold:
+                rr += 1.0 / rank
+                h1 += rank == 1
+                h10 += rank <= 10
+                break
+    n = len(data.examples)
+    return {"Hits@1": h1 / n, "Hits@10": h10 / n, "MRR": rr / n}
+
+
+def _bi_rankings(encoder: Any, data: TrainData, pools: dict[str, list[int]], k: int, batch_size: int = 128) -> list[list[str]]:
+    """Top-``k`` ids per example by cosine with ``encoder`` over the example's group pool."""
+    import torch
+
+    encoder.eval()
+    out: list[list[str]] = [[] for _ in data.examples]
+    by_group: dict[str, list[int]] = {}
+    for i, ex in enumerate(data.examples):
+        by_group.setdefault(ex.group, []).append(i)
+    with torch.inference_mode():
+        for name, idxs in by_group.items():
+            group = data.groups[name]
+            pool = pools[name]
+            docs = encoder.encode([group.texts[p] for p in pool], batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True)
+            qs = encoder.encode([data.examples[i].query for i in idxs], batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True)
+            scores = qs @ docs.T
+            kk = min(k, len(pool))
+            top = np.argpartition(-scores, kk - 1, axis=1)[:, :kk]
+            for row, i in enumerate(idxs):
+                cand = top[row]
+                # ties: higher score first, then KB order
+                order = sorted(cand, key=lambda c: (-scores[row, c], pool[c]))
+                out[i] = [group.ids[pool[c]] for c in order]
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# checkpoints
+
+
+def read_card(model_dir: str | Path) -> dict[str, Any]:
+    """The model card JSON a training run wrote into its model directory."""
+    path = Path(model_dir) / CARD_NAME
+    if not path.is_file():
+        raise GraphhopError(f"{model_dir}: no {CARD_NAME} (not a graphhop-trained model directory)")
+    return json.loads(path.read_text())
+
+
+def _ckpt_dir(out: Path) -> Path:
+    return out.parent / f"{out.name}.ckpt"
+
+
+def _save_checkpoint(out: Path, save_model: Callable[[Path], None], optimizer: Any, scheduler: Any, state: dict[str, Any], negatives: Any) -> None:
+    import torch
+
+    with atomic_dir(_ckpt_dir(out), overwrite=True) as tmp:
+        save_model(tmp / "model")
+        torch.save({"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict()}, tmp / _OPTIM)
+        (tmp / _NEGS).write_text(json.dumps(negatives))
+        (tmp / _STATE).write_text(json.dumps(state, indent=1))
+
+
+def _save_best(out: Path, save_model: Callable[[Path], None], card: dict[str, Any]) -> None:
+    with atomic_dir(out, overwrite=True) as tmp:
+        save_model(tmp)
+        (tmp / CARD_NAME).write_text(json.dumps(card, indent=1))
+
+
+def _load_checkpoint(out: Path) -> tuple[Path, dict[str, Any], Any, Any] | None:
+    import torch
+
+    ckpt = _ckpt_dir(out)
+    if not (ckpt / _STATE).is_file():
+        return None
+    state = json.loads((ckpt / _STATE).read_text())
+    trainer = torch.load(ckpt / _OPTIM, map_location="cpu", weights_only=False)
+    negatives = json.loads((ckpt / _NEGS).read_text())
+    return ckpt / "model", state, trainer, negatives
+
+
+def _scheduler(optimizer: Any, warmup_steps: int, total_steps: int) -> Any:
+    import torch
+
+    def factor(step: int) -> float:
+        if step < warmup_steps:
+            return (step + 1) / max(1, warmup_steps)
+        return max(0.0, (total_steps - step) / max(1, total_steps - warmup_steps))
+
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
+
+
+def _optimizer(model: Any, cfg: TrainConfig) -> Any:
+    import torch
+
+    decay, no_decay = [], []
+    for name, p in model.named_parameters():
+        if not p.requires_grad:
+            continue
+        (no_decay if ("bias" in name or "LayerNorm" in name or "norm" in name.lower()) else decay).append(p)
+    groups = [{"params": decay, "weight_decay": cfg.weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+    return torch.optim.AdamW(groups, lr=cfg.lr)
+
+
+def _data_summary(train: TrainData, val: TrainData, datasets: Sequence[str] | None) -> dict[str, Any]:
+    return {
+        "datasets": list(datasets or []),
+        "kbs": sorted({ex.group for ex in train.examples}),
+        "train_questions": len(train.examples),
+        "train_pairs": train.pairs(),
+        "val_questions": len(val.examples),
+        "val": "held-out part of the training questions (md5 of question text); dev split untouched",
+    }
+
+
+class _Clock:
+    def __init__(self, max_minutes: float | None) -> None:
+        self.start = time.monotonic()
+        self.limit = max_minutes * 60 if max_minutes else None
+
+    def over(self) -> bool:
+        return self.limit is not None and time.monotonic() - self.start > self.limit
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.start
+
+
+def _limit_val(val: TrainData, limit: int | None) -> TrainData:
+    return val.subset(val.examples[:limit]) if limit else val
+
+
+def _set_threads(cfg: TrainConfig) -> None:
+    import torch
+
+    if cfg.threads:
+        torch.set_num_threads(cfg.threads)
+    torch.manual_seed(cfg.seed)
+
+
+# ----------------------------------------------------------------------------------------------
+# retriever
+
+
+def _pair_list(data: TrainData, epoch: int, seed: int) -> list[tuple[int, str]]:
+    pairs = [(i, d) for i, ex in enumerate(data.examples) for d in ex.train_positives]
+    random.Random(seed * 1000 + epoch).shuffle(pairs)
+    return pairs
+
+
+def train_retriever(
+    train: TrainData,
+    val: TrainData,
+    out: str | Path,
+    cfg: TrainConfig = TrainConfig(),
+    datasets: Sequence[str] | None = None,
+    progress: bool = True,
+    log: Callable[[str], None] = print,
+) -> dict[str, Any]:
+    """Fine-tune a bi-encoder (DiFaR eq. 3); returns the model card (also written to ``out``)."""
+    import torch
+    import torch.nn.functional as F
+    from sentence_transformers import SentenceTransformer
+    from tqdm.auto import tqdm
+
+    from graphhop.models.encoder import canonical_model_name, resolve_model
+
+    _set_threads(cfg)
+    out = Path(out)
+    if not train.examples:
+        raise GraphhopError("no training examples")
+    val = _limit_val(val, cfg.val_limit)
+    clock = _Clock(cfg.max_minutes)
+    resumed = _load_checkpoint(out)
+    init = str(resumed[0]) if resumed else resolve_model(cfg.model)
+    model = SentenceTransformer(init, device="cpu")
+    model.max_seq_length = cfg.max_length
+    pools = candidate_pools([train, val], cfg.pool_size, cfg.seed)
+    steps_per_epoch = math.ceil(train.pairs() / cfg.batch_size)
+    total = min(cfg.max_steps or 10**12, steps_per_epoch * cfg.epochs)
+    optimizer = _optimizer(model, cfg)
+    scheduler = _scheduler(optimizer, int(cfg.warmup * total), total)
+
+    def save_model(path: Path) -> None:
+        model.save(str(path), create_model_card=False)
+
+    def evaluate(mine: bool) -> tuple[dict[str, float], list[list[str]] | None]:
+        both = TrainData(train.groups, val.examples + (train.examples if mine else []))
+        rankings = _bi_rankings(model, both, pools, max(cfg.eval_k, cfg.mine_k))
+        metrics = rank_metrics(val, rankings[: len(val.examples)])
+        negs = mine_negatives(train, rankings[len(val.examples) :], cfg.mine_k) if mine else None
+        return metrics, negs
+
+    if resumed:
+        _, state, trainer, negatives = resumed
+        optimizer.load_state_dict(trainer["optimizer"])
+        scheduler.load_state_dict(trainer["scheduler"])
+        log(f"resuming from {_ckpt_dir(out)}: epoch {state['epoch'] + 1}, step {state['global_step']}")
+    else:
+        want = cfg.hard_negatives > 0
+        metrics, negatives = evaluate(mine=want)
+        negatives = negatives or [[] for _ in train.examples]
+        state = {"epoch": 0, "batch": 0, "global_step": 0, "best": metrics["Hits@1"], "best_epoch": 0, "history": [{"epoch": 0, "step": 0, **metrics}]}
+        log(f"epoch 0 (before training): val {_fmt(metrics)}")
+        card = _card("retriever", cfg, train, val, datasets, state, canonical_model_name(cfg.model), clock)
+        _save_best(out, save_model, card)
+    stopped = False
+    loss_log: list[float] = state.setdefault("loss", [])
+    for epoch in range(state["epoch"], cfg.epochs):
+        pairs = _pair_list(train, epoch, cfg.seed)
+        rng = random.Random(cfg.seed * 7919 + epoch)
+        batches = [pairs[i : i + cfg.batch_size] for i in range(0, len(pairs), cfg.batch_size)]
+        bar = tqdm(total=len(batches), initial=state["batch"], desc=f"retriever epoch {epoch + 1}/{cfg.epochs}", unit="batch", disable=not progress)
+        model.train()
+        for b in range(state["batch"], len(batches)):
+            if state["global_step"] >= total or clock.over():
+                stopped = True
+                break
+            batch = batches[b]
+            exs = [train.examples[i] for i, _ in batch]
+            queries = [ex.query for ex in exs]
+            texts = [train.text(ex.group, d) for ex, (_, d) in zip(exs, batch)]
+            for (i, _), ex in zip(batch, exs):
+                pool = negatives[i]
+                if pool and cfg.hard_negatives:
+                    texts += [train.text(ex.group, d) for d in rng.sample(pool, min(cfg.hard_negatives, len(pool)))]
+            loss = _contrastive_loss(model, queries, texts, [train.gold_texts(ex) for ex in exs], cfg.scale, F, torch)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad()
+            state["global_step"] += 1
+            state["batch"] = b + 1
+            loss_log.append(round(float(loss.detach()), 5))
+            bar.update(1)
+            bar.set_postfix(loss=f"{loss_log[-1]:.3f}")
+            if cfg.save_every and state["global_step"] % cfg.save_every == 0:
+                _save_checkpoint(out, save_model, optimizer, scheduler, state, negatives)
+        bar.close()
+        partial = state["batch"] < len(batches)
+        remine = not partial and cfg.hard_negatives > 0 and cfg.remine_every > 0 and (epoch + 1) % cfg.remine_every == 0 and epoch + 1 < cfg.epochs
+        metrics, mined = evaluate(mine=remine)
+        remined = mined is not None
+        if mined is not None:
+            negatives = mined
+        done = epoch + state["batch"] / max(1, len(batches))
+        state["history"].append({"epoch": round(done, 3), "step": state["global_step"], "loss": _mean_tail(loss_log, len(batches)), **metrics})
+        log(f"epoch {done:.2f}: val {_fmt(metrics)}" + (" (re-mined negatives)" if remined else ""))
+        if not partial:
+            state["epoch"], state["batch"] = epoch + 1, 0
+        if metrics["Hits@1"] > state["best"]:
+            state["best"], state["best_epoch"] = metrics["Hits@1"], round(done, 3)
+            _save_best(out, save_model, _card("retriever", cfg, train, val, datasets, state, canonical_model_name(cfg.model), clock))
+        _save_checkpoint(out, save_model, optimizer, scheduler, state, negatives)
+        if stopped or state["global_step"] >= total:
+            if stopped and clock.over():
+                log(f"time limit reached at step {state['global_step']}; rerun the same command to resume")
+            break
+    card = _card("retriever", cfg, train, val, datasets, state, canonical_model_name(cfg.model), clock, finished=state["epoch"] >= cfg.epochs or state["global_step"] >= total)
+    _update_card(out, card)
+    return card
+
+
+def _contrastive_loss(model: Any, queries: list[str], texts: list[str], gold: list[set[str]], scale: float, F: Any, torch: Any) -> Any:
+    """InfoNCE over the batch's facts; row i's positive is column i; gold texts of row i masked."""
+    q = model(model.preprocess(queries))["sentence_embedding"]
+    d = model(model.preprocess(texts))["sentence_embedding"]
+    q = F.normalize(q, dim=-1)
+    d = F.normalize(d, dim=-1)
+    sim = scale * q @ d.T
+    mask = torch.zeros_like(sim, dtype=torch.bool)
+    for i, g in enumerate(gold):
+        for j, t in enumerate(texts):
+            if j != i and t in g:
+                mask[i, j] = True
+    sim = sim.masked_fill(mask, float("-inf"))
+    return F.cross_entropy(sim, torch.arange(len(queries)))
+
+
+# ----------------------------------------------------------------------------------------------
+# reranker
+
+
+def _rerank_lists(model: Any, tokenizer: Any, data: TrainData, candidates: Sequence[Sequence[str]], cfg: TrainConfig) -> list[list[str]]:
+    from graphhop.retrieve.rerank import score_pairs
+
+    model.eval()
+    qs, texts = [], []
+    for ex, cands in zip(data.examples, candidates):
+        for d in cands:
+            qs.append(ex.query)
+            texts.append(data.text(ex.group, d))
+    scores = score_pairs(model, tokenizer, qs, texts, batch_size=128, max_length=cfg.max_length)
+    out: list[list[str]] = []
+    pos = 0
+    for cands in candidates:
+        s = scores[pos : pos + len(cands)]
+        pos += len(cands)
+        order = sorted(range(len(cands)), key=lambda j: (-s[j], j))
+        out.append([cands[j] for j in order])
+    return out
+
+
+def train_reranker(
+    train: TrainData,
+    val: TrainData,
+    out: str | Path,
+    cfg: TrainConfig = TrainConfig(lr=3e-5),
+    datasets: Sequence[str] | None = None,
+    progress: bool = True,
+    log: Callable[[str], None] = print,
+) -> dict[str, Any]:
+    """Train a cross-encoder reranker (DiFaR²); returns the model card (also written to ``out``).
+
+    ``cfg.miner`` is the bi-encoder whose top-``mine_k`` supplies the candidates (None = MiniLM,
+    or a ``train retriever`` output). Validation reranks each held-out question's top-``eval_k``
+    candidates; epoch 0 is the miner's own order.
+    """
+    import torch
+    from tqdm.auto import tqdm
+
+    from graphhop.models.encoder import canonical_model_name, load_encoder
+    from graphhop.retrieve.rerank import load_sequence_classifier
+
+    _set_threads(cfg)
+    out = Path(out)
+    if not train.examples:
+        raise GraphhopError("no training examples")
+    val = _limit_val(val, cfg.val_limit)
+    clock = _Clock(cfg.max_minutes)
+    resumed = _load_checkpoint(out)
+    model, tokenizer = load_sequence_classifier(resumed[0] if resumed else cfg.model)
+    total_per_epoch = sum(len(ex.train_positives) + cfg.hard_negatives + cfg.random_negatives for ex in train.examples)
+    steps_per_epoch = math.ceil(total_per_epoch / cfg.batch_size)
+    total = min(cfg.max_steps or 10**12, steps_per_epoch * cfg.epochs)
+    optimizer = _optimizer(model, cfg)
+    scheduler = _scheduler(optimizer, int(cfg.warmup * total), total)
+    loss_fn = torch.nn.BCEWithLogitsLoss()
+
+    def save_model(path: Path) -> None:
+        model.save_pretrained(str(path))
+        tokenizer.save_pretrained(str(path))
+
+    if resumed:
+        _, state, trainer, saved = resumed
+        optimizer.load_state_dict(trainer["optimizer"])
+        scheduler.load_state_dict(trainer["scheduler"])
+        pool_lists, val_cands, negatives = saved["pool"], saved["val"], saved["negatives"]
+        log(f"resuming from {_ckpt_dir(out)}: epoch {state['epoch'] + 1}, step {state['global_step']}")
+    else:
+        miner = load_encoder(cfg.miner)
+        pools = candidate_pools([train, val], cfg.pool_size, cfg.seed)
+        both = TrainData(train.groups, val.examples + train.examples)
+        rankings = _bi_rankings(miner, both, pools, max(cfg.mine_k, cfg.eval_k))
+        val_cands = [r[: cfg.eval_k] for r in rankings[: len(val.examples)]]
+        pool_lists = mine_negatives(train, rankings[len(val.examples) :], cfg.mine_k)
+        negatives = [p[: cfg.hard_negatives] for p in pool_lists]
+        miner_metrics = rank_metrics(val, val_cands)
+        state = {
+            "epoch": 0,
+            "batch": 0,
+            "global_step": 0,
+            "best": -1.0,
+            "best_epoch": 0,
+            "miner": canonical_model_name(cfg.miner),
+            "history": [{"epoch": 0, "step": 0, "ranker": "miner (first stage only)", **miner_metrics}],
+        }
+        log(f"epoch 0 (miner's order, top-{cfg.eval_k}): val {_fmt(miner_metrics)}")
+    saved_negs = lambda: {"pool": pool_lists, "val": val_cands, "negatives": negatives}  # noqa: E731
+    stopped = False
+    loss_log: list[float] = state.setdefault("loss", [])
+    for epoch in range(state["epoch"], cfg.epochs):
+        rng = random.Random(cfg.seed * 7919 + epoch)
+        items: list[tuple[int, str, float]] = []
+        for i, ex in enumerate(train.examples):
+            items += [(i, d, 1.0) for d in ex.train_positives]
+            items += [(i, d, 0.0) for d in negatives[i]]
+            gold_texts = train.gold_texts(ex)
+            group = train.groups[ex.group]
+            tries = picked = 0
+            while picked < cfg.random_negatives and tries < 20:
+                tries += 1
+                d = group.ids[rng.randrange(len(group))]
+                if not _is_gold(train, ex, d, gold_texts):
+                    items.append((i, d, 0.0))
+                    picked += 1
+        rng.shuffle(items)
+        batches = [items[j : j + cfg.batch_size] for j in range(0, len(items), cfg.batch_size)]
+        bar = tqdm(total=len(batches), initial=state["batch"], desc=f"reranker epoch {epoch + 1}/{cfg.epochs}", unit="batch", disable=not progress)
+        model.train()
+        for b in range(state["batch"], len(batches)):
+            if state["global_step"] >= total or clock.over():
+                stopped = True
+                break
+            batch = batches[b]
+            enc = tokenizer(
+                [train.examples[i].query for i, _, _ in batch],
+                [train.text(train.examples[i].group, d) for i, d, _ in batch],
+                padding=True,
+                truncation=True,
+                max_length=cfg.max_length,
+                return_tensors="pt",
+            )
+            logits = model(**enc).logits[:, 0]
+            loss = loss_fn(logits, torch.tensor([y for _, _, y in batch]))
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad()
+            state["global_step"] += 1
+            state["batch"] = b + 1
+            loss_log.append(round(float(loss.detach()), 5))
+            bar.update(1)
+            bar.set_postfix(loss=f"{loss_log[-1]:.3f}")
+            if cfg.save_every and state["global_step"] % cfg.save_every == 0:
+                _save_checkpoint(out, save_model, optimizer, scheduler, state, saved_negs())
+        bar.close()
+        partial = state["batch"] < len(batches)
+        metrics = rank_metrics(val, _rerank_lists(model, tokenizer, val, val_cands, cfg))
+        remined = False
+        if not partial and cfg.hard_negatives and cfg.remine_every > 0 and (epoch + 1) % cfg.remine_every == 0 and epoch + 1 < cfg.epochs:
+            # re-mine: the current reranker's highest-scored non-gold facts of the miner's pool
+            ranked = _rerank_lists(model, tokenizer, train, pool_lists, cfg)
+            negatives = [r[: cfg.hard_negatives] for r in ranked]
+            remined = True
+        done = epoch + state["batch"] / max(1, len(batches))
+        state["history"].append({"epoch": round(done, 3), "step": state["global_step"], "loss": _mean_tail(loss_log, len(batches)), **metrics})
+        log(f"epoch {done:.2f}: val {_fmt(metrics)}" + (" (re-mined negatives)" if remined else ""))
+        if not partial:
+            state["epoch"], state["batch"] = epoch + 1, 0
+        if metrics["Hits@1"] > state["best"]:
+            state["best"], state["best_epoch"] = metrics["Hits@1"], round(done, 3)
+            _save_best(out, save_model, _card("reranker", cfg, train, val, datasets, state, canonical_model_name(cfg.model), clock))
+        _save_checkpoint(out, save_model, optimizer, scheduler, state, saved_negs())
+        if stopped or state["global_step"] >= total:
+            if stopped and clock.over():
+                log(f"time limit reached at step {state['global_step']}; rerun the same command to resume")
+            break
+    card = _card("reranker", cfg, train, val, datasets, state, canonical_model_name(cfg.model), clock, finished=state["epoch"] >= cfg.epochs or state["global_step"] >= total)
+    if (out / CARD_NAME).is_file():
+        _update_card(out, card)
+    return card
+
+
+# ----------------------------------------------------------------------------------------------
+# cards
+
+
+def _mean_tail(values: list[float], n: int) -> float | None:
+    return float(np.mean(values[-n:])) if values else None
+
+
+def _fmt(m: dict[str, float]) -> str:
+    return " ".join(f"{k} {v:.3f}" for k, v in m.items() if isinstance(v, float))
+
+
+def _card(kind: str, cfg: TrainConfig, train: TrainData, val: TrainData, datasets: Sequence[str] | None, state: dict[str, Any], base: str, clock: _Clock, finished: bool = False) -> dict[str, Any]:
+    import torch
+
+    history = state.get("history", [])
+    best = next((h for h in history if h["epoch"] == state.get("best_epoch")), None)
+    return {
+        "kind": f"graphhop-difar-{kind}",
+        "base_model": base,
+        "miner": state.get("miner"),
+        "data": _data_summary(train, val, datasets),
+        "config": cfg.to_dict(),
+        "steps": state.get("global_step", 0),
+        "epochs_done": state.get("epoch", 0),
+        "best_epoch": state.get("best_epoch"),
+        "best_val": best,
+        "history": history,
+        "loss_first_last": [state["loss"][0], state["loss"][-1]] if state.get("loss") else None,
+        "finished": finished,
+        "seconds_this_session": round(clock.elapsed(), 1),
+        "torch": torch.__version__,
+        "threads": torch.get_num_threads(),
+    }
+
+
+def _update_card(out: Path, card: dict[str, Any]) -> None:
+    """Rewrite the card of the best model with the final history (atomic file replace); the
+    best-model fields (``best_epoch``/``best_val``) describe the weights in ``out``."""
+    path = out / CARD_NAME
+    if not out.is_dir():
+        return
+    tmp = out / f".{CARD_NAME}.tmp-{os.getpid()}"
+    tmp.write_text(json.dumps(card, indent=1))
+    os.replace(tmp, path)
+
+
+def remove_checkpoint(out: str | Path) -> None:
+    """Delete the resumable checkpoint of ``out`` (after a finished run, to save disk)."""
+    shutil.rmtree(_ckpt_dir(Path(out)), ignore_errors=True)

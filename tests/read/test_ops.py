@@ -1,0 +1,107 @@
+"""Question types and their operations (count, boolean, comparison, query) on hand-made graphs."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphhop.demo import demo_questions
+from graphhop.read.facts import BiEncoderScorer, FactReader, graph_from_paths
+from graphhop.read.ops import (
+    OperationReader,
+    comparison_direction,
+    detect_qtype,
+    parse_number,
+    split_options,
+)
+
+FLUTE = ("The Magic Flute", "composed_by", "Wolfgang Amadeus Mozart")
+SONATA = ("Moonlight Sonata", "composed_by", "Ludwig van Beethoven")
+MOZART = [("Wolfgang Amadeus Mozart", "born_in", "Salzburg"), ("Wolfgang Amadeus Mozart", "died_in", "Vienna"),
+          ("Wolfgang Amadeus Mozart", "birth_year", "1756")]
+BEETHOVEN = [("Ludwig van Beethoven", "born_in", "Bonn"), ("Ludwig van Beethoven", "birth_year", "1770")]
+
+
+@pytest.fixture(scope="module")
+def ops(encoder) -> OperationReader:
+    return OperationReader(FactReader(BiEncoderScorer(encoder=encoder)))
+
+
+def test_detect_qtype_matches_every_demo_label() -> None:
+    qs = demo_questions()
+    assert [detect_qtype(q.question) for q in qs] == [q.qtype for q in qs]
+    assert detect_qtype("How many entities are the plays in club of X?") == "count"
+    assert detect_qtype("Is Paris the capital of France?") == "boolean"
+    assert detect_qtype("Which has the greater population, Lyon or Nice?") == "comparison"
+    assert detect_qtype("Who directed Top Gun or Grease?") == "query"  # ' or ' without a comparative
+    assert detect_qtype("the parent of anna 's son ?") == "query"
+    # regressions found on the dev sets: a "number of" attribute and a choice between two options
+    assert detect_qtype("what is the jersey number of Karim_BENZEMA ?") == "query"
+    assert detect_qtype("is pearl_starr 's mother a man or a woman ?") == "query"
+    assert detect_qtype("What is the number of countries bordering Spain?") == "count"
+
+
+def test_option_parsing_numbers_and_direction() -> None:
+    assert split_options("Who was born earlier, the composer of A or the composer of B?") == (
+        "Who was born earlier", ["the composer of A", "the composer of B"])
+    assert split_options("Lyon or Nice?") == ("", ["Lyon", "Nice"])
+    assert parse_number("1756") == 1756.0 and parse_number("3.5 km") == 3.5 and parse_number("1756-01-27") == 1756.0
+    assert parse_number("Salzburg") is None
+    assert comparison_direction("Who was born earlier, A or B?") == "min"
+    assert comparison_direction("Which has the greater area, A or B?") == "max"
+    assert comparison_direction("Who is older, A or B?", "birth_year") == "min"  # older = earlier year
+    assert comparison_direction("Who is older, A or B?", "age") == "max"
+
+
+def test_count_counts_the_answers_of_the_best_relation(ops) -> None:
+    paths = [[("Switzerland", "borders", c)] for c in ("France", "Germany", "Italy", "Austria")]
+    paths += [[("Switzerland", "official_language", lang)] for lang in ("German", "French", "Italian")]
+    paths += [[("Switzerland", "currency", "Swiss franc")]]
+    res = ops.run("How many countries border Switzerland?", graph_from_paths("q", paths))
+    assert res.qtype == "count"
+    assert res.answer.text == "4"
+    assert sorted(res.trace["counted"]) == ["Austria", "France", "Germany", "Italy"]
+    res = ops.run("How many official languages does Switzerland have?", graph_from_paths("q", paths))
+    assert res.answer.text == "3"
+
+
+def test_count_of_a_disjunction_is_the_union(ops) -> None:
+    paths = [[("Abel", "plays_in_club", "Palermo")], [("Dybala", "plays_in_club", "Palermo")],
+             [("Abel", "plays_for_country", "Uruguay")], [("Suarez", "plays_for_country", "Uruguay")],
+             [("Cavani", "plays_for_country", "Uruguay")]]
+    res = ops.run("How many entities are the players of club Palermo or the players for country Uruguay?",
+                  graph_from_paths("q", paths))
+    assert res.qtype == "count" and res.trace["join"] == "or"
+    assert sorted(res.trace["counted"]) == ["Abel", "Cavani", "Dybala", "Suarez"]  # Abel once
+    assert res.answer.text == "4"
+
+
+def test_boolean_verifies_the_claimed_value(ops) -> None:
+    graph = graph_from_paths("q", [[FLUTE, m] for m in MOZART])
+    no = ops.run("Was the composer of The Magic Flute born in Vienna?", graph)
+    assert (no.qtype, no.answer.text, no.trace["claim"]) == ("boolean", "no", "Vienna")
+    assert ops.run("Was the composer of The Magic Flute born in Salzburg?", graph).answer.text == "yes"
+    assert ops.run("Did the composer of The Magic Flute die in Vienna?", graph).answer.text == "yes"
+
+
+def test_comparison_picks_the_holder_by_direction(ops) -> None:
+    graph = graph_from_paths("q", [[FLUTE, m] for m in MOZART] + [[SONATA, b] for b in BEETHOVEN])
+    q = "Who was born earlier, the composer of The Magic Flute or the composer of the Moonlight Sonata?"
+    res = ops.run(q, graph)
+    assert res.qtype == "comparison" and res.answer.text == "Wolfgang Amadeus Mozart"
+    assert [p["value"] for p in res.trace["picks"]] == [1756.0, 1770.0]
+    later = ops.run(q.replace("earlier", "later"), graph)
+    assert later.answer.text == "Ludwig van Beethoven"
+    one_sided = graph_from_paths("q", [[FLUTE, m] for m in MOZART] + [[SONATA, BEETHOVEN[0]]])
+    assert ops.run(q, one_sided).answer.text == ""  # no value for the second option: no answer
+
+
+def test_query_returns_every_answer_of_a_list_question(ops) -> None:
+    paths = [[("Film A", "directed_by", "Joel Zwick")], [("Film B", "directed_by", "Joel Zwick")],
+             [("Film A", "release_year", "1990")], [("Joel Zwick", "born_in", "Brooklyn")]]
+    graph = graph_from_paths("q", paths)
+    res = ops.run("what films did [Joel Zwick] direct", graph)
+    assert res.qtype == "query"
+    assert sorted(res.answers) == ["Film A", "Film B"]
+    assert res.trace["relation_path"] == ["Joel Zwick", "^directed_by"]
+    res = ops.run("where was [Joel Zwick] born", graph)
+    assert res.answers == ["Brooklyn"]
