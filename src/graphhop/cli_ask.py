@@ -11,6 +11,7 @@ uses a trained cross-encoder (``graphhop train reranker``) instead.
 from __future__ import annotations
 
 import json
+import math
 import time
 from pathlib import Path
 from typing import Any, Optional
@@ -169,6 +170,8 @@ def ask(
     out["timings"] = {"setup_s": setup, **out["timings"]}
     if as_json:
         payload = {key: out[key] for key in ("question", "method", "qtype", "answer", "score", "answers", "support", "trace", "timings")}
+        if not math.isfinite(payload["score"]):
+            payload["score"] = None  # no answer: keep the output strict JSON
         payload["graph"] = out["graph"].to_json()
         payload["support_graph"] = out["support_graph"].to_json()
         print(json.dumps(payload, ensure_ascii=False, default=float))
@@ -184,7 +187,8 @@ def _print_answer(console: Any, out: dict[str, Any], full_graph: bool = False) -
     extra = ""
     if len(out["answers"]) > 1:
         extra = f"  [dim]all: {escape(', '.join(out['answers'][:10]))}{' ...' if len(out['answers']) > 10 else ''}[/]"
-    console.print(f"[bold green]A:[/] {escape(out['answer'] or '(no answer)')}  [dim]score {out['score']:.3f}[/]{extra}")
+    score = f"score {out['score']:.3f}" if math.isfinite(out["score"]) else "no supported answer"
+    console.print(f"[bold green]A:[/] {escape(out['answer'] or '(no answer)')}  [dim]{score}[/]{extra}")
     graph = out["graph"] if full_graph else out["support_graph"]
     title = "evidence graph" if full_graph else f"supporting evidence ({len(out['support'])} of {len(out['graph'])} facts in the graph)"
     console.print(f"[bold]{title}:[/]")

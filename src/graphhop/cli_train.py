@@ -71,7 +71,7 @@ def train_retriever(
     max_steps: Optional[int] = typer.Option(None, "--max-steps", help="Stop after N optimizer steps in total."),
     max_minutes: Optional[float] = typer.Option(None, "--max-minutes", help="Stop (evaluate, checkpoint) after N minutes; rerun to resume."),
     pool_size: int = typer.Option(20000, "--pool-size", help="KBs larger than this are ranked within a pool of N facts for mining/evaluation."),
-    threads: int = typer.Option(2, "--threads", help="torch CPU threads."),
+    threads: int = typer.Option(2, "--threads", help="torch CPU threads (use 1 on a busy machine: oversubscribed threads made steps ~10x slower here)."),
     seed: int = typer.Option(0, "--seed", help="Random seed (data order, negatives)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON line."),
 ) -> None:
@@ -112,7 +112,7 @@ def train_reranker(
     max_steps: Optional[int] = typer.Option(None, "--max-steps", help="Stop after N optimizer steps in total."),
     max_minutes: Optional[float] = typer.Option(None, "--max-minutes", help="Stop (evaluate, checkpoint) after N minutes; rerun to resume."),
     pool_size: int = typer.Option(20000, "--pool-size", help="KBs larger than this are ranked within a pool of N facts for mining/evaluation."),
-    threads: int = typer.Option(2, "--threads", help="torch CPU threads."),
+    threads: int = typer.Option(2, "--threads", help="torch CPU threads (use 1 on a busy machine: oversubscribed threads made steps ~10x slower here)."),
     seed: int = typer.Option(0, "--seed", help="Random seed (data order, negatives)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON line."),
 ) -> None:

@@ -105,3 +105,13 @@ def test_query_returns_every_answer_of_a_list_question(ops) -> None:
     assert res.trace["relation_path"] == ["Joel Zwick", "^directed_by"]
     res = ops.run("where was [Joel Zwick] born", graph)
     assert res.answers == ["Brooklyn"]
+
+
+def test_no_evidence_gives_no_answer(ops) -> None:
+    from graphhop.graph import EvidenceGraph
+
+    for q in ("What is the capital of Atlantis?", "How many moons does Atlantis have?",
+              "Is Atlantis in Europe?", "Which is older, Atlantis or Mu?"):
+        res = ops.run(q, EvidenceGraph(q))
+        assert res.answer.text in ("", "0", "no"), q
+    assert ops.run("What is the capital of Atlantis?", EvidenceGraph("q")).answer.score == float("-inf")

@@ -147,9 +147,8 @@ def examples_for(name: str, root: str | Path | None, part: str = "train") -> lis
 def _group_for(kb_file: Path, cache: dict[str, DocGroup], verbalizer: Verbalizer) -> DocGroup:
     key = str(kb_file.resolve())
     if key not in cache:
-        store = TripleStore.from_facts(iter_triples(kb_file))
-        facts = [f for fs in store._out.values() for f in fs]  # noqa: SLF001 - same package family
-        facts.sort(key=lambda f: int(f.id) if f.id.isdigit() else f.id)
+        facts = list(iter_triples(kb_file))
+        store = TripleStore.from_facts(facts)
         name = kb_file.stem
         cache[key] = DocGroup(name, [f"{name}:{f.id}" for f in facts], [verbalizer(f) for f in facts], store)
     return cache[key]
