@@ -50,6 +50,7 @@ import numpy as np
 
 from graphhop.core import GraphhopError, InputError, QAExample
 from graphhop.graph import GRAPH_TYPES, EvidenceGraph, GraphConstraintError, StructureCounter
+from graphhop.kb.loaders import iter_jsonl
 from graphhop.kb.store import TripleStore
 from graphhop.kb.verbalize import INVERSE_SUFFIX, clean_entity, clean_relation, normalize_question
 
@@ -497,22 +498,11 @@ class DatasetBuilder:
 def read_records(path: str | Path) -> Iterator[dict[str, Any]]:
     """Stream builder records from a JSONL file (errors name the file and line)."""
     path = Path(path)
-    try:
-        fh = path.open(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    with fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{path}:{lineno}: invalid JSON ({exc.msg})") from None
-            for key in ("id", "question", "evidence", "graph"):
-                if key not in rec:
-                    raise InputError(f"{path}:{lineno}: missing field {key!r}")
-            yield rec
+    for lineno, rec in iter_jsonl(path):
+        for key in ("id", "question", "evidence", "graph"):
+            if key not in rec:
+                raise InputError(f"{path}:{lineno}: missing field {key!r}")
+        yield rec
 
 
 @dataclass

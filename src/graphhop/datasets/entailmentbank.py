@@ -27,6 +27,7 @@ from typing import Any, Iterator
 
 from graphhop.core import InputError, Passage
 from graphhop.graph import EvidenceGraph
+from graphhop.kb.loaders import iter_jsonl
 
 __all__ = [
     "ProofStep",
@@ -122,24 +123,6 @@ def parse_context(context: str) -> dict[str, str]:
     return {parts[i]: parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
 
 
-def _read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    try:
-        fh = path.open(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    with fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{path}:{lineno}: invalid JSON ({exc.msg})") from None
-            if not isinstance(obj, dict):
-                raise InputError(f"{path}:{lineno}: expected a JSON object")
-            yield lineno, obj
-
-
 def _field(obj: dict[str, Any], key: str, where: str) -> Any:
     if key not in obj:
         raise InputError(f"{where}: missing field {key!r}")
@@ -157,7 +140,7 @@ def load_entailmentbank(path: str | Path, trees_from: str | Path | None = None) 
     task = path.parent.name
     reference = {t.id: t for t in load_entailmentbank(trees_from)} if trees_from else {}
     out: list[EntailmentTree] = []
-    for lineno, obj in _read_jsonl(path):
+    for lineno, obj in iter_jsonl(path):
         where = f"{path}:{lineno}"
         meta = obj.get("meta", {}) or {}
         context = meta.get("triples") or parse_context(str(_field(obj, "context", where)))
@@ -204,7 +187,7 @@ def load_angles(path: str | Path) -> list[EntailmentTree]:
     path = Path(path)
     task = path.parent.name
     out: list[EntailmentTree] = []
-    for lineno, obj in _read_jsonl(path):
+    for lineno, obj in iter_jsonl(path):
         where = f"{path}:{lineno}"
         slots: dict[str, str] = {}
         for text in (str(_field(obj, "input", where)), str(_field(obj, "output", where))):

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from graphhop.core import InputError, Passage
-from graphhop.kb.loaders import iter_passages
+from graphhop.kb.loaders import iter_jsonl, iter_passages
 
 __all__ = [
     "TextQAExample",
@@ -222,10 +222,10 @@ def load_entailmentbank_task3(
     for uuid, text in sentences.items():
         by_text.setdefault(_norm_sentence(text), uuid)
     tree_rows: dict[str, dict] = {}
-    for lineno, row in enumerate(_jsonl(trees_path), start=1):
+    for lineno, row in iter_jsonl(trees_path):
         tree_rows[str(_field(row, "id", f"{trees_path}:{lineno}"))] = row
     out = []
-    for lineno, row in enumerate(_jsonl(path), start=1):
+    for lineno, row in iter_jsonl(path):
         where = f"{path}:{lineno}"
         qid = str(_field(row, "id", where))
         tree = tree_rows.get(qid)
@@ -262,24 +262,6 @@ def load_entailmentbank_task3(
             )
         )
     return out
-
-
-def _jsonl(path: Path) -> Iterator[dict]:
-    try:
-        fh = path.open(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    with fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{path}:{lineno}: invalid JSON ({exc.msg})") from None
-            if not isinstance(row, dict):
-                raise InputError(f"{path}:{lineno}: expected a JSON object")
-            yield row
 
 
 #: name -> (questions file pattern relative to the data root, corpus file)

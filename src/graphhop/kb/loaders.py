@@ -15,7 +15,7 @@ from typing import Iterator
 
 from graphhop.core import Fact, InputError, Passage
 
-__all__ = ["BadLines", "TRIPLE_FORMATS", "detect_triple_format", "iter_triples", "iter_passages"]
+__all__ = ["BadLines", "TRIPLE_FORMATS", "detect_triple_format", "iter_jsonl", "iter_triples", "iter_passages"]
 
 TRIPLE_FORMATS = ("tsv", "pipe", "jsonl", "nt")
 _NT = re.compile(r'^\s*(<[^>]*>|_:\S+)\s+(<[^>]*>)\s+(<[^>]*>|_:\S+|"(?:[^"\\]|\\.)*"(?:@[\w-]+|\^\^<[^>]*>)?)\s*\.\s*$')
@@ -69,6 +69,25 @@ def _open(path: Path):
         raise InputError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise InputError(f"{path}: is a directory, expected a file") from None
+
+
+def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict]]:
+    """Stream ``(line number, object)`` from a JSONL file; blank lines are skipped.
+
+    Raises :class:`InputError` naming the file and line for invalid JSON or a non-object line.
+    """
+    path = Path(path)
+    with _open(path) as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"{path}:{lineno}: invalid JSON ({exc.msg})") from None
+            if not isinstance(obj, dict):
+                raise InputError(f"{path}:{lineno}: expected a JSON object")
+            yield lineno, obj
 
 
 def _nt_term(term: str) -> str:

@@ -26,6 +26,7 @@ from graphhop.datasets.textqa import TextQAExample
 from graphhop.metrics.qa import token_f1
 from graphhop.models.span import SpanExample, SpanSelector
 from graphhop.retrieve.golden import GoldEnSearch, hop_prompt, oracle_trajectory
+from graphhop.train.common import adamw_with_warmup, run_epoch
 
 __all__ = ["OracleStats", "query_examples", "evaluate_spans", "TrainResult", "train_span_selector"]
 
@@ -129,7 +130,6 @@ def train_span_selector(
     (without dev: the last). With ``out`` the result is saved there, its card holding data, steps and
     metrics."""
     from tqdm.auto import tqdm
-    from transformers import get_linear_schedule_with_warmup
 
     if not train:
         raise InputError("no training examples (did the oracle find any query?)")
@@ -140,10 +140,7 @@ def train_span_selector(
     model = selector.model
     steps_per_epoch = (len(train) + batch_size - 1) // batch_size
     total = steps_per_epoch * epochs if max_steps is None else min(max_steps, steps_per_epoch * epochs)
-    decay = [p for n, p in model.named_parameters() if p.requires_grad and not n.endswith("bias") and "LayerNorm" not in n]
-    no_decay = [p for n, p in model.named_parameters() if p.requires_grad and (n.endswith("bias") or "LayerNorm" in n)]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}], lr=lr)
-    sched = get_linear_schedule_with_warmup(opt, int(warmup * total), total)
+    opt, sched = adamw_with_warmup(model, lr, weight_decay, warmup, total)
     result = TrainResult(steps=0, seconds=0.0)
     best_state: dict[str, torch.Tensor] | None = None
     best_f1 = -1.0
@@ -153,27 +150,8 @@ def train_span_selector(
     for epoch in range(1, epochs + 1):
         if result.steps >= total:
             break
-        model.train()
-        rng.shuffle(order)
-        running = 0.0
-        n_batches = 0
-        for i in range(0, len(order), batch_size):
-            if result.steps >= total:
-                break
-            batch = [train[j] for j in order[i : i + batch_size]]
-            loss = selector.loss(batch)
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            opt.step()
-            sched.step()
-            result.steps += 1
-            running += float(loss.detach())
-            n_batches += 1
-            bar.update(1)
-            bar.set_postfix(epoch=epoch, loss=f"{running / n_batches:.3f}")
-        model.eval()
-        row: dict[str, Any] = {"epoch": epoch, "steps": result.steps, "train_loss": running / max(1, n_batches)}
+        result.steps, train_loss, _ = run_epoch(model, selector.loss, train, order, batch_size, opt, sched, result.steps, total, rng, bar, epoch)
+        row: dict[str, Any] = {"epoch": epoch, "steps": result.steps, "train_loss": train_loss}
         if dev:
             row.update({f"dev_{k}": v for k, v in evaluate_spans(selector, dev).items()})
             if row["dev_f1"] > best_f1:

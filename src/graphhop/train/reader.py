@@ -19,6 +19,7 @@ from graphhop.core import InputError
 from graphhop.metrics.qa import qa_scores
 from graphhop.models.span import SpanExample
 from graphhop.read.span import SpanReader
+from graphhop.train.common import adamw_with_warmup, run_epoch
 
 __all__ = ["ReaderTrainResult", "evaluate_reader", "train_span_reader"]
 
@@ -63,7 +64,6 @@ def train_span_reader(
 ) -> ReaderTrainResult:
     """Fine-tune ``reader`` in place (the best state is restored at the end) and save it to ``out``."""
     from tqdm.auto import tqdm
-    from transformers import get_linear_schedule_with_warmup
 
     if not train:
         raise InputError("no training examples")
@@ -74,10 +74,7 @@ def train_span_reader(
     model = reader.selector.model
     per_epoch = (len(train) + batch_size - 1) // batch_size
     total = per_epoch * epochs if max_steps is None else min(max_steps, per_epoch * epochs)
-    decay = [p for n, p in model.named_parameters() if p.requires_grad and not n.endswith("bias") and "LayerNorm" not in n]
-    no_decay = [p for n, p in model.named_parameters() if p.requires_grad and (n.endswith("bias") or "LayerNorm" in n)]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}], lr=lr)
-    sched = get_linear_schedule_with_warmup(opt, max(1, int(warmup * total)), total)
+    opt, sched = adamw_with_warmup(model, lr, weight_decay, warmup, total)
     result = ReaderTrainResult(steps=0, seconds=0.0)
     t0 = time.perf_counter()
     deadline = t0 + max_minutes * 60 if max_minutes else None
@@ -108,28 +105,10 @@ def train_span_reader(
     for epoch in range(1, epochs + 1):
         if result.steps >= total or result.stopped_early:
             break
-        model.train()
-        rng.shuffle(order)
-        running, n_batches = 0.0, 0
-        for i in range(0, len(order), batch_size):
-            if result.steps >= total:
-                break
-            if deadline is not None and time.perf_counter() > deadline:
-                result.stopped_early = True
-                break
-            loss = reader.selector.loss([train[j] for j in order[i : i + batch_size]])
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            opt.step()
-            sched.step()
-            result.steps += 1
-            running += float(loss.detach())
-            n_batches += 1
-            bar.update(1)
-            bar.set_postfix(epoch=epoch, loss=f"{running / n_batches:.3f}")
-        model.eval()
-        row: dict[str, Any] = {"epoch": epoch, "steps": result.steps, "train_loss": running / max(1, n_batches)}
+        result.steps, train_loss, result.stopped_early = run_epoch(
+            model, reader.selector.loss, train, order, batch_size, opt, sched, result.steps, total, rng, bar, epoch, deadline
+        )
+        row: dict[str, Any] = {"epoch": epoch, "steps": result.steps, "train_loss": train_loss}
         if dev:
             row.update({f"dev_{k}": v for k, v in evaluate_reader(reader, dev).items() if k != "n"})
         result.history.append(row)
