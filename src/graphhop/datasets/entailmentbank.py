@@ -19,7 +19,6 @@ proof in the output).
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +26,7 @@ from typing import Any, Iterator
 
 from graphhop.core import InputError, Passage
 from graphhop.graph import EvidenceGraph
-from graphhop.kb.loaders import iter_jsonl
+from graphhop.kb.loaders import iter_jsonl, read_json
 
 __all__ = [
     "ProofStep",
@@ -219,13 +218,7 @@ def load_angles(path: str | Path) -> list[EntailmentTree]:
 def load_worldtree(path: str | Path) -> list[Passage]:
     """The WorldTree corpus (``{uuid: sentence}``) as passages; the ``DUMMY`` filler is skipped."""
     path = Path(path)
-    try:
-        with path.open(encoding="utf-8") as fh:
-            data = json.load(fh)
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
+    data = read_json(path)
     if not isinstance(data, dict):
         raise InputError(f"{path}: expected a JSON object uuid -> sentence")
     return [Passage(str(k), str(v)) for k, v in data.items() if isinstance(v, str) and v.strip() and v != "DUMMY"]

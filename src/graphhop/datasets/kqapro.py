@@ -19,7 +19,6 @@ good enough for retrieval structure, not fluent text.
 
 from __future__ import annotations
 
-import json
 import random
 from collections import Counter
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from graphhop.core import InputError, QAExample
+from graphhop.kb.loaders import read_json
 from graphhop.kb.store import TripleStore
 from graphhop.kb.verbalize import clean_entity, clean_relation
 
@@ -80,13 +80,7 @@ class ProgramTemplate:
 def load_programs(path: str | Path) -> list[KQAProgram]:
     """Load a KQA Pro JSON list with ``question``, ``program`` and ``answer`` fields."""
     path = Path(path)
-    try:
-        with path.open(encoding="utf-8") as fh:
-            data = json.load(fh)
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
+    data = read_json(path)
     if not isinstance(data, list):
         raise InputError(f"{path}: expected a JSON list of questions")
     out = []

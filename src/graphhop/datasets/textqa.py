@@ -17,14 +17,13 @@ the corpus the questions are asked over*, the ids :func:`graphhop.kb.loaders.ite
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
 from graphhop.core import InputError, Passage
-from graphhop.kb.loaders import iter_jsonl, iter_passages
+from graphhop.kb.loaders import iter_jsonl, iter_passages, read_json
 
 __all__ = [
     "TextQAExample",
@@ -64,16 +63,6 @@ class TextQAExample:
         return len(self.gold) + self.unmapped
 
 
-def _read_json(path: Path) -> Any:
-    try:
-        with path.open(encoding="utf-8") as fh:
-            return json.load(fh)
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
-
-
 def _field(obj: Any, key: str, where: str, kind: type | tuple[type, ...] = str) -> Any:
     if not isinstance(obj, dict) or key not in obj:
         raise InputError(f"{where}: missing field {key!r}")
@@ -90,7 +79,7 @@ def load_hotpotqa(path: str | Path, corpus: str | Path | None = None) -> list[Te
     missing from the corpus raises :class:`InputError`.
     """
     path = Path(path)
-    data = _read_json(path)
+    data = read_json(path)
     if not isinstance(data, list):
         raise InputError(f"{path}: expected a JSON list of questions")
     corpus_path = Path(corpus) if corpus is not None else path.with_name("hotpotqa_corpus.json")
@@ -142,9 +131,9 @@ def load_musique(path: str | Path, corpus: str | Path | None = None) -> list[Tex
     for p in iter_passages(corpus_path):
         ids.setdefault((p.title or "", p.text), p.id)
     if path.suffix == ".jsonl":
-        data = [json.loads(line) for line in path.open(encoding="utf-8") if line.strip()]
+        data = [row for _, row in iter_jsonl(path)]
     else:
-        data = _read_json(path)
+        data = read_json(path)
     if not isinstance(data, list):
         raise InputError(f"{path}: expected a JSON list of questions")
     out = []
@@ -192,7 +181,7 @@ def iter_worldtree(path: str | Path) -> Iterator[Passage]:
     The ``ET_addon:0`` placeholder (``DUMMY``) is skipped.
     """
     path = Path(path)
-    data = _read_json(path)
+    data = read_json(path)
     if not isinstance(data, dict):
         raise InputError(f"{path}: expected a JSON object uuid -> sentence")
     for uuid, text in data.items():

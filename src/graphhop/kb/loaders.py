@@ -15,7 +15,7 @@ from typing import Iterator
 
 from graphhop.core import Fact, InputError, Passage
 
-__all__ = ["BadLines", "TRIPLE_FORMATS", "detect_triple_format", "iter_jsonl", "iter_triples", "iter_passages"]
+__all__ = ["BadLines", "TRIPLE_FORMATS", "detect_triple_format", "iter_jsonl", "read_json", "iter_triples", "iter_passages"]
 
 TRIPLE_FORMATS = ("tsv", "pipe", "jsonl", "nt")
 _NT = re.compile(r'^\s*(<[^>]*>|_:\S+)\s+(<[^>]*>)\s+(<[^>]*>|_:\S+|"(?:[^"\\]|\\.)*"(?:@[\w-]+|\^\^<[^>]*>)?)\s*\.\s*$')
@@ -69,6 +69,16 @@ def _open(path: Path):
         raise InputError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise InputError(f"{path}: is a directory, expected a file") from None
+
+
+def read_json(path: str | Path):
+    """Read one JSON document; a missing file or invalid JSON raises a one-line :class:`InputError`."""
+    path = Path(path)
+    try:
+        with _open(path) as fh:
+            return json.load(fh)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
 
 
 def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict]]:
@@ -227,11 +237,7 @@ def iter_passages(
 
 
 def _iter_json_corpus(path: Path) -> Iterator[Passage]:
-    try:
-        with _open(path) as fh:
-            data = json.load(fh)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
+    data = read_json(path)
     if isinstance(data, dict):  # HotpotQA: title -> [sentences]
         for title, sents in data.items():
             if isinstance(sents, list):

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +23,7 @@ from typing import Any, Sequence
 import torch
 
 from graphhop.core import GraphhopError, InputError
+from graphhop.index.manifest import atomic_dir
 
 __all__ = ["SpanExample", "SpanPrediction", "SpanSelector", "CARD_NAME"]
 
@@ -202,19 +201,8 @@ class SpanSelector:
         self.card.setdefault("task", "span-selection")
         self.card["max_length"] = self.max_length
         self.card["saved_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.tmp-", dir=path.parent))
-        try:
+        with atomic_dir(path, overwrite=True) as tmp:
             self.model.save_pretrained(tmp)
             self.tokenizer.save_pretrained(tmp)
             (tmp / CARD_NAME).write_text(json.dumps(self.card, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-            old = None
-            if path.exists():
-                old = path.with_name(f".{path.name}.old-{os.getpid()}")
-                os.replace(path, old)
-            os.replace(tmp, path)
-            if old is not None:
-                shutil.rmtree(old, ignore_errors=True)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
         return path
