@@ -196,7 +196,9 @@ class Seq2SeqDataToText:
             batch = [self.prompt + self.linearize(g) for g in groups[i : i + self.batch_size]]
             enc = self._tok(batch, return_tensors="pt", padding=True, truncation=True)
             with torch.no_grad():
-                ids = self._model.generate(**enc, max_new_tokens=self.max_new_tokens, num_beams=self.num_beams,
+                # only ids and mask: some tokenizers add token_type_ids, which seq2seq models reject
+                ids = self._model.generate(input_ids=enc["input_ids"], attention_mask=enc["attention_mask"],
+                                           max_new_tokens=self.max_new_tokens, num_beams=self.num_beams,
                                            do_sample=False)
             out.extend(s.strip() for s in self._tok.batch_decode(ids, skip_special_tokens=True))
         return out
