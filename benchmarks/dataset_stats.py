@@ -1,5 +1,5 @@
 """Statistics of the ReasonGraphQA-style datasets built from PathQuestion, WC2014, MetaQA and
-KQA Pro programs, and of EntailmentBank dev (docs/results/graphs.md quotes this output).
+KQA Pro programs, and of EntailmentBank dev (docs/RESULTS.md (issue 4) quotes this output).
 
     GRAPHHOP_DATA=/path/to/data python benchmarks/dataset_stats.py --out runs/datasets
 

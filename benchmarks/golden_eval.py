@@ -1,6 +1,6 @@
 """GoldEn vs single-hop BM25 / dense / hybrid / MDR-style chains, and the oracle-query ceiling.
 
-Prints the markdown tables quoted in docs/results/golden.md: paragraph Recall@2/5/10, all@k (every
+Prints the markdown tables quoted in docs/RESULTS.md (issue 6): paragraph Recall@2/5/10, all@k (every
 gold passage found; "both" for 2-hop questions) and any@k (at least one found), overall and by
 question type, on the dev split of each dataset.
 

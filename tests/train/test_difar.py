@@ -163,7 +163,7 @@ def test_retriever_training_improves_dev_and_reloads_identically(tiny_dirs, tmp_
 def test_reranker_training_improves_dev_never_mines_gold_and_resumes(tiny_dirs, tmp_path):
     # A 1-layer cross-encoder does not learn a matching rule from a toy in a few steps, so this
     # "dev" set is 8 of the training questions: a fitting check of the loop.
-    # Generalization of real rerankers is measured on the benchmarks (docs/results/difar.md).
+    # Generalization of real rerankers is measured on the benchmarks (docs/RESULTS.md, issue 3).
     train = toy_single()
     dev = train.subset(train.examples[:8])
     out = tmp_path / "rr"

@@ -25,7 +25,7 @@ For each question:
 5. **Split**: 8:1:1 (configurable) by ``md5(seed:smallest gold path)``, so paraphrases of one path
    stay in one part.
 
-Output (JSONL, one question per line; see :func:`record_schema` and ``docs/results/graphs.md``)::
+Output (JSONL, one question per line; see :func:`record_schema` and ``docs/RESULTS.md (issue 4)``)::
 
     {"id", "source", "split", "question", "answers", "qtype", "hops", "graph_type",
      "topic_entities", "evidence": [{"id", "text", "facts": [[h, r, t], ...], "gold",

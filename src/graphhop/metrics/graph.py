@@ -1,7 +1,7 @@
 """Evidence-graph metrics: evidence-set EM/P/R/F1, graph match (GM), graph structure (GS), graph
 edit distance (GED), and a per-graph-type breakdown.
 
-What exactly is computed (the Graphhop release differs; see ``docs/results/graphs.md``):
+What exactly is computed (the Graphhop release differs; see ``docs/RESULTS.md (issue 4)``):
 
 * **Set metrics** compare the predicted evidence ids with the gold ones (root excluded).
   ``precision = |pred ∩ gold| / |pred|``, ``recall = |pred ∩ gold| / |gold|`` (the release swaps

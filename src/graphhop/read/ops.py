@@ -22,7 +22,7 @@ ReasonGraphQA's question types reduce to four operations on the fact reader's ou
     ``later``/``greater``/``more`` -> maximum; ``older``/``younger`` flip for year/date attributes).
 
 :func:`detect_qtype` is rule-based (word cues, listed in :data:`CUES`); its accuracy is measured in
-``docs/results/qa.md`` on the demo questions and on builder datasets with types.
+``docs/RESULTS.md (issue 7)`` on the demo questions and on builder datasets with types.
 """
 
 from __future__ import annotations
