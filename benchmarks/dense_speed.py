@@ -40,6 +40,7 @@ def main() -> None:
     parser.add_argument("--m", type=int, default=32)
     parser.add_argument("--ef-construction", type=int, default=80)
     parser.add_argument("--ef-search", type=int, default=1000)
+    parser.add_argument("--encode-only", action="store_true", help="stop after timing the encoder")
     args = parser.parse_args()
     set_threads()
     index = dataset_index(kb_path("metaqa-1h"), DenseOptions("flat"))
@@ -54,6 +55,8 @@ def main() -> None:
     enc_rate = len(sample) / (time.perf_counter() - t0)
     print(f"encoding: {enc_rate:.0f} facts/s ({len(sample)} facts, batch 128, {faiss.omp_get_max_threads()} threads)")
 
+    if args.encode_only:
+        return
     vectors = index.dense.index.reconstruct_n(0, n)
     faiss.omp_set_num_threads(1)
     builds = {}
