@@ -290,4 +290,4 @@ def test_span_query_generator_drives_the_loop(index, tmp_path) -> None:
     [trace] = results["golden"]["traces"]
     assert results["golden"]["hops"] == 2.0 and [h["hop"] for h in trace["hops"]] == [1, 2]
     assert trace["hops"][0]["query"] in QUESTION and len(trace["hops"][0]["top"]) <= 3
-    assert 1.0 <= results["golden-rule"]["hops"] <= 4.0
+    assert results["golden-rule"]["hops"] >= 1.0 and results["golden-rule"]["hops"] <= 4.0
