@@ -59,6 +59,22 @@ _OPTIM = "trainer.pt"
 _NEGS = "negatives.json"
 
 
+def _optimizer_step(loss, model, optimizer, scheduler, state: dict, batch_index: int, loss_log: list, bar) -> None:
+    """Backward, clip to 1.0, step optimizer and schedule, and record the step in ``state``."""
+    import torch
+
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    optimizer.step()
+    scheduler.step()
+    optimizer.zero_grad()
+    state["global_step"] += 1
+    state["batch"] = batch_index + 1
+    loss_log.append(round(float(loss.detach()), 5))
+    bar.update(1)
+    bar.set_postfix(loss=f"{loss_log[-1]:.3f}")
+
+
 @dataclass
 class TrainConfig:
     """Options shared by both trainers (see the CLI ``--help`` for each)."""
@@ -400,16 +416,7 @@ def train_retriever(
                 if pool and cfg.hard_negatives:
                     texts += [train.text(ex.group, d) for d in rng.sample(pool, min(cfg.hard_negatives, len(pool)))]
             loss = _contrastive_loss(model, queries, texts, [train.gold_texts(ex) for ex in exs], cfg.scale, F, torch)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
-            scheduler.step()
-            optimizer.zero_grad()
-            state["global_step"] += 1
-            state["batch"] = b + 1
-            loss_log.append(round(float(loss.detach()), 5))
-            bar.update(1)
-            bar.set_postfix(loss=f"{loss_log[-1]:.3f}")
+            _optimizer_step(loss, model, optimizer, scheduler, state, b, loss_log, bar)
             if cfg.save_every and state["global_step"] % cfg.save_every == 0:
                 _save_checkpoint(out, save_model, optimizer, scheduler, state, negatives)
         bar.close()
@@ -579,16 +586,7 @@ def train_reranker(
             )
             logits = model(**enc).logits[:, 0]
             loss = loss_fn(logits, torch.tensor([y for _, _, y in batch]))
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
-            scheduler.step()
-            optimizer.zero_grad()
-            state["global_step"] += 1
-            state["batch"] = b + 1
-            loss_log.append(round(float(loss.detach()), 5))
-            bar.update(1)
-            bar.set_postfix(loss=f"{loss_log[-1]:.3f}")
+            _optimizer_step(loss, model, optimizer, scheduler, state, b, loss_log, bar)
             if cfg.save_every and state["global_step"] % cfg.save_every == 0:
                 _save_checkpoint(out, save_model, optimizer, scheduler, state, saved_negs())
         bar.close()
