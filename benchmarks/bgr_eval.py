@@ -28,6 +28,7 @@ import random
 import sys
 import time
 from pathlib import Path
+from typing import Any, Sequence
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -36,10 +37,13 @@ import numpy as np  # noqa: E402
 
 from graphhop.datasets.builder import read_records  # noqa: E402
 from graphhop.graph import EvidenceGraph  # noqa: E402
-from graphhop.retrieve.baselines import PoolBM25, ids_to_graph  # noqa: E402
+from graphhop.retrieve.baselines import PoolBM25, golden_chain, ids_to_graph  # noqa: E402
+from graphhop.models.span import SpanSelector  # noqa: E402
+from graphhop.retrieve.golden import GoldEnSearch, SpanQueryGenerator  # noqa: E402
 from graphhop.retrieve.graphhop import MERGE_RULES, BGRConfig, BGRRetriever, CandidatePool, load_model  # noqa: E402
 from graphhop.train.bgr import (  # noqa: E402
-    BGRExample, EmbeddingCache, TrainConfig, _depth_key, choose_shapes, evaluate_methods, load_examples, train_bgr,
+    BGRExample, EmbeddingCache, TrainConfig, _depth_key, choose_shapes, evaluate_methods, golden_pool_method,
+    finetune_encoder, load_examples, train_bgr, train_pool_generator,
 )
 
 METRICS = ("em", "precision", "recall", "f1", "gm", "gs", "ged")
@@ -101,9 +105,11 @@ def closed_latency(ret: BGRRetriever, examples: list[BGRExample], size: int, see
 # ---------------------------------------------------------------------- open setting
 def open_eval(model, examples: list[BGRExample], db_ids: list[str], db_texts: list[str], db_vecs: np.ndarray,
               text_to_db: dict[str, str], cache: EmbeddingCache, top_n: int, index_dir: Path, ged_timeout: float,
-              shapes: dict[str, str] | None = None) -> dict:
+              shapes: dict[str, str] | None = None, golden: Any = None, only: Sequence[str] | None = None) -> dict:
     """Open setting: relabel gold graphs to DB ids (by text), first-stage dense top-N -> BGR; baselines
-    over the whole DB (BM25 via tantivy, dense, MDR chain), set baselines drawn in their dev-chosen shape."""
+    over the whole DB (BM25 via tantivy, dense, MDR chain; GoldEn's hop loop over the same tantivy index
+    when a ``golden`` query generator is given), set baselines drawn in their dev-chosen shape. ``only``
+    restricts the methods scored (e.g. ``["golden"]`` to add a method to an earlier run)."""
     from graphhop.core import Passage
     from graphhop.index.directory import build_index, documents_from_passages
     from graphhop.metrics.graph import breakdown, score_graph
@@ -113,11 +119,12 @@ def open_eval(model, examples: list[BGRExample], db_ids: list[str], db_texts: li
     index = build_index(documents_from_passages(Passage(i, t) for i, t in zip(db_ids, db_texts)), index_dir,
                         dense=None, overwrite=True, progress=False)
     bm25 = BM25Retriever(index, normalize=True)
-    encoder = load_encoder(None)
+    gsearch = GoldEnSearch(index) if golden is not None else None
+    encoder = load_encoder(encoder_name(model))
     ret = BGRRetriever(model, encode=lambda t: encoder.encode(t, convert_to_numpy=True, normalize_embeddings=True))
     norm = lambda s: " ".join(s.lower().split())  # noqa: E731
-    rows: dict[str, dict[str, list]] = {m: {"type": [], "depth": []} for m in
-                                        ("bm25", "dense", "mdr", "bgr-forward", "bgr-backward", "bgr-bidirectional")}
+    methods = ["bm25", "dense", "mdr", "bgr-forward", "bgr-backward", "bgr-bidirectional"] + (["golden"] if golden else [])
+    rows: dict[str, dict[str, list]] = {m: {"type": [], "depth": []} for m in (only or methods)}
     first_recall, lat, unreachable, n_gold = [], [], 0, 0
     pos = {d: i for i, d in enumerate(db_ids)}
     for ex in examples:
@@ -159,7 +166,11 @@ def open_eval(model, examples: list[BGRExample], db_ids: list[str], db_texts: li
                 sc[chain] = -np.inf
             chain.append(int(np.argmax(sc)))
         preds["mdr"] = ids_to_graph(ex.question, [db_ids[i] for i in chain], None, "chain")
+        if golden is not None:
+            preds["golden"] = ids_to_graph(ex.question, golden_chain(ex.query, gsearch, golden, k), None, "chain")
         for m, g in preds.items():
+            if m not in rows:
+                continue
             sc = score_graph(g, gold, ged_timeout)
             rows[m]["type"].append(sc)
             d = type(sc)(**{**sc.__dict__, "graph_type": _depth_key(ex.depth)})
@@ -194,7 +205,7 @@ def breakdown_table(rows: dict, by: str, metric: str = "f1") -> str:
     return "\n".join(lines)
 
 
-SUMMARY = ("random", "bm25", "dense", "mdr", "bgr-forward", "bgr-backward", "bgr-bidirectional")
+SUMMARY = ("random", "bm25", "dense", "mdr", "golden", "bgr-forward", "bgr-backward", "bgr-bidirectional")
 
 
 def report(folder: Path) -> str:
@@ -236,6 +247,13 @@ def main() -> None:
     ap.add_argument("--no-pair-features", action="store_true", help="the paper's matcher: encoder vectors only")
     ap.add_argument("--reselect", action="store_true", help="with --reuse-model: redo the dev selection")
     ap.add_argument("--reuse-model", action="store_true", help="load <out>/<dataset>/model instead of training")
+    ap.add_argument("--finetune-encoder", action="store_true",
+                    help="fine-tune the encoder first (MDR-style pairs from the gold graphs; baselines use it too)")
+    ap.add_argument("--encoder-minutes", type=float, default=10.0)
+    ap.add_argument("--golden", action="store_true", help="add GoldEn (pool query generator trained on train) as a baseline")
+    ap.add_argument("--add-golden", action="store_true", help="only add GoldEn rows to an earlier run's results")
+    ap.add_argument("--golden-limit", type=int, default=400, help="training questions for GoldEn's generator")
+    ap.add_argument("--golden-epochs", type=int, default=1)
     args = ap.parse_args()
     if args.report:
         print(report(args.report))
@@ -260,10 +278,26 @@ def main() -> None:
     eval_sets = {"task1-dev": recs["task1-dev"], "task2-dev": recs["task2-dev"]} if args.dataset == "entailmentbank" \
         else {"dev": recs["dev"], "test": recs.get("test", [])}
     evals = {k: load_examples(v, cache, args.eval_limit) for k, v in eval_sets.items() if v}
+    encoder = BGRConfig().encoder
+    if args.finetune_encoder:  # the paper trains the encoder: fine-tune it first, then re-encode everything
+        edir = (out / "encoder").resolve()
+        if not (edir / "graphhop_card.json").exists():
+            ecard = finetune_encoder(train, edir, max_minutes=args.encoder_minutes, progress=False)
+            print(f"# encoder fine-tuned: {json.dumps(ecard)}", file=sys.stderr)
+        encoder = str(edir)
+        cache = EmbeddingCache(out / "emb-cache", model=encoder)
+        train = load_examples(recs["train"], cache, args.train_limit)
+        select = load_examples(recs["select"], cache, args.select_limit)
+        evals = {k: load_examples(v, cache, args.eval_limit) for k, v in eval_sets.items() if v}
     encode_s = time.perf_counter() - t0
     print(f"# {args.dataset}: train {len(train)}, select {len(select)}, " +
           ", ".join(f"{k} {len(v)}" for k, v in evals.items()) + f"; encoding {encode_s:.0f} s", file=sys.stderr)
 
+    collection = [e["text"] for split in recs.values() for r in split for e in r["evidence"]]
+    bm25 = PoolBM25(dict.fromkeys(collection))
+    if args.add_golden:
+        add_golden(args, out, train, evals, recs, collection, bm25, cache)
+        return
     if args.reuse_model:
         model, card = load_model(out / "model")
         card.setdefault("train_seconds", None)
@@ -276,30 +310,33 @@ def main() -> None:
             card["selection"] = select_inference(model, select, encode=lambda t: cache.encode(t))
             save_model(model, out / "model", {k: v for k, v in card.items() if k not in ("config", "kind", "version", "saved")})
     else:
-        model, card = train_bgr(train, select, out / "model", BGRConfig(pair_features=not args.no_pair_features, path_text_feature=args.path_text), TrainConfig(
+        model, card = train_bgr(train, select, out / "model", BGRConfig(encoder=encoder, pair_features=not args.no_pair_features, path_text_feature=args.path_text), TrainConfig(
             epochs=args.epochs, max_minutes=args.max_minutes, dev_limit=args.select_limit, threads=args.threads),
             progress=False, log=lambda m: print(m, file=sys.stderr), card_extra={"dataset": args.dataset},
             encode=lambda t: cache.encode(t))
     print(f"# trained in {card['train_seconds']} s; selection {json.dumps(card['selection'])}", file=sys.stderr)
 
-    collection = [e["text"] for split in recs.values() for r in split for e in r["evidence"]]
-    bm25 = PoolBM25(dict.fromkeys(collection))
     encode_cached = lambda texts: cache.encode(texts)  # noqa: E731
     shapes = choose_shapes(select, bm25, encode_cached)
+    chains, golden = {}, None
+    if args.golden:
+        gdir = golden_generator(args, out, train, bm25)
+        chains["golden"] = golden_pool_method(gdir, bm25)
+        golden = SpanQueryGenerator(SpanSelector.from_pretrained(str(gdir)))
     result = {"dataset": args.dataset, "train": len(train), "select": len(select), "encode_seconds": round(encode_s, 1),
               "train_seconds": card["train_seconds"], "selection": card["selection"], "best_epoch": card["best_epoch"],
               "history": card["history"], "baseline_shapes": shapes, "eval": {}, "latency": {}}
     for name, exs in evals.items():
         rows = evaluate_methods(model, exs, bm25=bm25, encode=encode_cached, shapes=shapes,
-                                extra_merges=MERGE_RULES, ged_timeout=args.ged_timeout)
-        result["eval"][name] = rows
+                                extra_merges=MERGE_RULES, ged_timeout=args.ged_timeout, chains=chains)
+        result["eval"][name] = insert_after(rows, {m: rows[m] for m in chains})
         cache.save()
     ret = BGRRetriever(model, encode=lambda t: cache.encode(t))
     main_eval = next(iter(evals.values()))
     result["latency"]["closed"] = closed_latency(ret, main_eval, 25)
     from graphhop.models.encoder import load_encoder
 
-    enc = load_encoder(None)
+    enc = load_encoder(encoder_name(model))
     qt = []
     for ex in main_eval[:50]:
         t0 = time.perf_counter()
@@ -308,48 +345,107 @@ def main() -> None:
     result["latency"]["question_encoding"] = {"p50_ms": round(pct(qt, 50), 2), "p95_ms": round(pct(qt, 95), 2)}
 
     if args.open:
-        norm = lambda s: " ".join(s.lower().split())  # noqa: E731
-        if args.dataset == "entailmentbank":
-            from graphhop.datasets.entailmentbank import load_worldtree
-
-            passages = load_worldtree(args.data / "entailmentbank" / "worldtree_corpus_sentences_extended.json")
-            db_ids, db_texts = [p.id for p in passages], [p.text for p in passages]
-            # task-3 gold graphs: the task-1 trees, leaves matched by text (pool-independent)
-
-            open_recs = recs["task3-dev"][: args.open_limit]
-            for r in open_recs:  # keep every gold leaf (also those the task-3 context missed)
-                r["evidence"] = r["evidence"] + [{"id": n["id"], "text": n["text"], "facts": [], "gold": True}
-                                                 for n in r["graph"]["nodes"] if n["id"].startswith("gold:")]
-            open_ex = load_examples(open_recs, cache)
-        else:
-            db_texts = list(dict.fromkeys(collection))
-            db_ids = [f"d{i}" for i in range(len(db_texts))]
-            open_ex = next(iter(evals.values()))[: args.open_limit]
-        text_to_db = {}
-        for i, t in zip(db_ids, db_texts):
-            text_to_db.setdefault(norm(t), i)
-        t0 = time.perf_counter()
-        db_vecs = cache.encode(db_texts, progress=False)
-        cache.save()
-        print(f"# open DB {len(db_ids)} sentences encoded in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+        db_ids, db_texts, db_vecs, text_to_db, open_ex = open_db(args, recs, collection, cache, evals)
         result["open"] = open_eval(model, open_ex, db_ids, db_texts, db_vecs, text_to_db, cache, args.top_n,
-                                   out / "open-index", args.ged_timeout, shapes)
+                                   out / "open-index", args.ged_timeout, shapes, golden=golden)
     result["total_seconds"] = round(time.perf_counter() - t_start, 1)
-    (out / "results.json").write_text(json.dumps(result, indent=1) + "\n")
+    write_results(out, result)
 
-    md = [f"## {args.dataset}", "", f"train {len(train)} questions, selection dev {len(select)}; training "
-          f"{card['train_seconds']} s; chosen: thresholds fwd {card['selection'].get('threshold_forward')} / bwd "
-          f"{card['selection'].get('threshold_backward')}, max matches per step fwd {card['selection'].get('max_branch')} / bwd "
-          f"{card['selection'].get('max_branch_backward')}, merge `{card['selection'].get('merge')}`; baseline graph shapes {shapes}", ""]
+
+def encoder_name(model: Any) -> str | None:
+    """The BGR model's encoder for :func:`load_encoder` (``None``: the bundled MiniLM)."""
+    return None if model.cfg.encoder == BGRConfig().encoder else model.cfg.encoder
+
+
+def open_db(args: argparse.Namespace, recs: dict[str, list[dict]], collection: list[str], cache: EmbeddingCache,
+            evals: dict[str, list[BGRExample]]) -> tuple[list[str], list[str], np.ndarray, dict[str, str], list[BGRExample]]:
+    """The open setting's textual DB (ids, texts, cached vectors, normalized text -> id) and its questions."""
+    norm = lambda s: " ".join(s.lower().split())  # noqa: E731
+    if args.dataset == "entailmentbank":
+        from graphhop.datasets.entailmentbank import load_worldtree
+
+        passages = load_worldtree(args.data / "entailmentbank" / "worldtree_corpus_sentences_extended.json")
+        db_ids, db_texts = [p.id for p in passages], [p.text for p in passages]
+        # task-3 gold graphs: the task-1 trees, leaves matched by text (pool-independent)
+        open_recs = [dict(r) for r in recs["task3-dev"][: args.open_limit]]
+        for r in open_recs:  # keep every gold leaf (also those the task-3 context missed)
+            r["evidence"] = r["evidence"] + [{"id": n["id"], "text": n["text"], "facts": [], "gold": True}
+                                             for n in r["graph"]["nodes"] if n["id"].startswith("gold:")]
+        open_ex = load_examples(open_recs, cache)
+    else:
+        db_texts = list(dict.fromkeys(collection))
+        db_ids = [f"d{i}" for i in range(len(db_texts))]
+        open_ex = next(iter(evals.values()))[: args.open_limit]
+    text_to_db: dict[str, str] = {}
+    for i, t in zip(db_ids, db_texts):
+        text_to_db.setdefault(norm(t), i)
+    t0 = time.perf_counter()
+    db_vecs = cache.encode(db_texts, progress=False)
+    cache.save()
+    print(f"# open DB {len(db_ids)} sentences encoded in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    return db_ids, db_texts, db_vecs, text_to_db, open_ex
+
+
+def golden_generator(args: argparse.Namespace, out: Path, train: list[BGRExample], bm25: PoolBM25) -> Path:
+    """Train GoldEn's pool query generator on the training questions (or reuse ``<out>/golden-generator``)."""
+    gdir = out / "golden-generator"
+    if not (gdir / "model.safetensors").exists():
+        card = train_pool_generator(train, bm25, gdir, limit=args.golden_limit, epochs=args.golden_epochs, progress=False)
+        print(f"# GoldEn generator: {card['train_examples']} hop examples, {card['steps']} steps, "
+              f"{card['train_seconds']} s; oracle {card['oracle']}", file=sys.stderr)
+    return gdir
+
+
+def insert_after(rows: dict, new: dict, after: str = "mdr") -> dict:
+    """``rows`` with ``new``'s methods placed right after ``after`` (replacing same-named rows)."""
+    out = {}
+    for m, r in rows.items():
+        if m not in new:
+            out[m] = r
+        if m == after:
+            out.update(new)
+    out.update({m: r for m, r in new.items() if m not in out})
+    return out
+
+
+def add_golden(args: argparse.Namespace, out: Path, train: list[BGRExample], evals: dict[str, list[BGRExample]],
+               recs: dict[str, list[dict]], collection: list[str], bm25: PoolBM25, cache: EmbeddingCache) -> None:
+    """Add GoldEn rows (closed and, when run, open) to an earlier run's ``results.json`` / ``results.md``."""
+    result = json.loads((out / "results.json").read_text())
+    gdir = golden_generator(args, out, train, bm25)
+    chains = {"golden": golden_pool_method(gdir, bm25)}
+    for name, exs in evals.items():
+        rows = evaluate_methods(None, exs, methods=(), bm25=bm25, chains=chains, ged_timeout=args.ged_timeout)
+        result["eval"][name] = insert_after(result["eval"][name], rows)
+    if "open" in result:
+        model, _ = load_model(out / "model")
+        db_ids, db_texts, db_vecs, text_to_db, open_ex = open_db(args, recs, collection, cache, evals)
+        n_open = next(iter(result["open"]["methods"].values()))["by_type"]["all"]["n"]
+        o = open_eval(model, open_ex[:n_open], db_ids, db_texts, db_vecs, text_to_db, cache, args.top_n,
+                      out / "open-index", args.ged_timeout, result.get("baseline_shapes"),
+                      golden=SpanQueryGenerator(SpanSelector.from_pretrained(str(gdir))), only=["golden"])
+        result["open"]["methods"] = insert_after(result["open"]["methods"], o["methods"])
+    result["golden_generator"] = json.loads((gdir / "model_card.json").read_text()).get("oracle")
+    write_results(out, result)
+
+
+def write_results(out: Path, result: dict) -> None:
+    """``results.json`` and the markdown tables ``results.md`` of one dataset."""
+    (out / "results.json").write_text(json.dumps(result, indent=1) + "\n")
+    sel, ds = result["selection"], result["dataset"]
+    md = [f"## {ds}", "", f"train {result['train']} questions, selection dev {result['select']}; training "
+          f"{result['train_seconds']} s; chosen: thresholds fwd {sel.get('threshold_forward')} / bwd "
+          f"{sel.get('threshold_backward')}, max matches per step fwd {sel.get('max_branch')} / bwd "
+          f"{sel.get('max_branch_backward')}, merge `{sel.get('merge')}`; baseline graph shapes {result['baseline_shapes']}", ""]
     for name, rows in result["eval"].items():
-        md += [f"### {args.dataset} {name} (closed pools)", "", table(rows), "", "F1 by graph type:", "",
+        md += [f"### {ds} {name} (closed pools)", "", table(rows), "", "F1 by graph type:", "",
                breakdown_table(rows, "by_type"), "", "F1 by depth:", "", breakdown_table(rows, "by_depth"), "",
                "GM by depth:", "", breakdown_table(rows, "by_depth", "gm"), ""]
     md += [f"Latency (closed, 25-candidate pools, bidirectional, vectors cached): {result['latency']['closed']}; "
            f"question encoding: {result['latency']['question_encoding']}", ""]
     if "open" in result:
         o = result["open"]
-        md += [f"### {args.dataset} open setting (DB {o['db_size']} sentences, first stage {o['first_stage']}, "
+        md += [f"### {ds} open setting (DB {o['db_size']} sentences, first stage {o['first_stage']}, "
                f"gold not in DB {o['gold_not_in_db']})", "", table(o["methods"]), "", "F1 by depth:", "",
                breakdown_table(o["methods"], "by_depth"), "", f"Latency (open): {o['latency_ms']}", ""]
     (out / "results.md").write_text("\n".join(md) + "\n")

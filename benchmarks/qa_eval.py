@@ -104,14 +104,16 @@ def run(name: str, methods: list[str], limit: int, k: int, rerankers: dict[str, 
     return rows
 
 
-#: KQA Pro program terminals -> the operation that answers them (``relation`` has none).
-TERMINAL_OPS = {"what": "query", "attr": "query", "count": "count", "select": "comparison", "relation": "relation"}
+#: KQA Pro program terminals -> the operation that answers them (``verify``: QueryAttr + Verify*).
+TERMINAL_OPS = {"what": "query", "attr": "query", "count": "count", "select": "comparison", "relation": "relation",
+                "verify": "boolean"}
 
 
 def run_builder(paths: list[str], hops: int = 3) -> list[dict]:
     """QA EM by question type on builder JSONL files, reading the gold graph and the whole pool.
 
-    The type of a KQA Pro record is its program's terminal mapped by :data:`TERMINAL_OPS`; other
+    The type of a KQA Pro record is its program's terminal mapped by :data:`TERMINAL_OPS` (so the
+    yes/no questions of ``Verify*`` programs count as ``boolean``); other
     builders' records use their ``qtype`` (all plain queries). ``detect`` is the share of records
     whose detected type is that operation.
     """

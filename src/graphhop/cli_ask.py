@@ -128,7 +128,7 @@ def ask(
     method: str = typer.Option("dense", "--method", "-m", help="Retrieval: dense, bm25, hybrid, difar2, golden or bgr."),
     k: int = typer.Option(20, "-k", help="Facts retrieved for the question (hop 1); later hops add 10 per frontier entity."),
     hops: int = typer.Option(3, "--hops", help="Longest reasoning chain (facts)."),
-    qtype: Optional[str] = typer.Option(None, "--qtype", help="Force the question type: query, count, boolean, comparison."),
+    qtype: Optional[str] = typer.Option(None, "--qtype", help="Force the question type: query, count, boolean, comparison, relation."),
     reader_model: Optional[Path] = typer.Option(None, "--reader-model", help="Trained cross-encoder dir to score facts (default: MiniLM bi-encoder, untrained)."),
     reranker: Optional[Path] = typer.Option(None, "--reranker", help="Cross-encoder dir for --method difar2."),
     rerank_k: int = typer.Option(50, "--rerank-k", help="First-stage hits reranked by difar2."),

@@ -218,9 +218,9 @@ def test_kqapro_template_and_grounding():
     ]
     tpl = program_template(prog)
     assert tpl.signature == "hop & hop -> what" and tpl.chains == (("hop",), ("hop",))
-    with pytest.raises(UnsupportedProgram, match="VerifyStr"):
+    with pytest.raises(UnsupportedProgram, match="QueryAttrUnderCondition"):
         program_template([{"function": "Find", "dependencies": [], "inputs": ["A"]},
-                          {"function": "QueryAttr", "dependencies": [0], "inputs": ["x"]},
+                          {"function": "QueryAttrUnderCondition", "dependencies": [0], "inputs": ["x", "y", "z"]},
                           {"function": "VerifyStr", "dependencies": [1], "inputs": ["y"]}])
     import random
 

@@ -1,4 +1,4 @@
-"""Question types and their operations (count, boolean, comparison, query) on hand-made graphs."""
+"""Question types and their operations (count, boolean, comparison, relation, query) on hand-made graphs."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from graphhop.read.ops import (
     comparison_direction,
     detect_qtype,
     parse_number,
+    relation_sides,
     split_options,
 )
 
@@ -38,6 +39,40 @@ def test_detect_qtype_matches_every_demo_label() -> None:
     assert detect_qtype("what is the jersey number of Karim_BENZEMA ?") == "query"
     assert detect_qtype("is pearl_starr 's mother a man or a woman ?") == "query"
     assert detect_qtype("What is the number of countries bordering Spain?") == "count"
+
+
+def test_detect_relation_questions() -> None:
+    # the KQA Pro realizer's QueryRelation wording, and natural forms
+    q = "How is Okechukwu UCHEBO related to Belgium (whose plays for country is Anthony VANDEN BORRE)?"
+    assert detect_qtype(q) == "relation"
+    assert relation_sides(q) == [("Okechukwu UCHEBO", "Belgium (whose plays for country is Anthony VANDEN BORRE)")]
+    assert detect_qtype("What is the relationship between Mozart and Salzburg?") == "relation"
+    assert detect_qtype("how are Mozart and Salzburg related") == "relation"
+    assert relation_sides("What is the relation between Bosnia and Herzegovina and Edin DZEKO?") == [
+        ("Bosnia", "Herzegovina and Edin DZEKO"), ("Bosnia and Herzegovina", "Edin DZEKO")]
+    for q in ("How is the weather in Vienna?", "What is the capital of France?", "Is Paris related to France?",
+              "How many players are related to Palermo?"):
+        assert detect_qtype(q) != "relation", q
+        assert relation_sides(q) == [], q
+
+
+def test_verify_questions_of_the_kqapro_builder_are_boolean(ops) -> None:
+    import random
+
+    from graphhop.core import Fact
+    from graphhop.datasets.kqapro import ground_template, program_template
+    from graphhop.kb.store import TripleStore
+
+    store = TripleStore.from_facts([Fact(p, "plays_in_club", c) for p, c in
+                                    (("Abel_HERNANDEZ", "Palermo"), ("Paulo_DYBALA", "Juventus"))])
+    tpl = program_template([{"function": "Find", "dependencies": [], "inputs": ["A"]},
+                            {"function": "QueryAttr", "dependencies": [0], "inputs": ["r"]},
+                            {"function": "VerifyStr", "dependencies": [1], "inputs": ["v"]}])
+    for truth in (True, False):
+        ex = ground_template(tpl, store, random.Random(1), truth=truth)
+        assert detect_qtype(ex.question) == "boolean", ex.question
+        res = ops.run(ex.question, graph_from_paths(ex.question, ex.gold_paths))
+        assert res.qtype == "boolean" and res.answer.text == ex.answers[0] == ("yes" if truth else "no")
 
 
 def test_option_parsing_numbers_and_direction() -> None:
@@ -83,6 +118,29 @@ def test_boolean_verifies_the_claimed_value(ops) -> None:
     assert ops.run("Did the composer of The Magic Flute die in Vienna?", graph).answer.text == "yes"
 
 
+def test_relation_returns_the_linking_fact_relation(ops) -> None:
+    paths = [[("Okechukwu_UCHEBO", "plays_for_country", "Belgium")],
+             [("Okechukwu_UCHEBO", "plays_in_club", "Cercle_Brugge"), ("Cercle_Brugge", "is_in_country", "Belgium")],
+             [("Belgium", "plays_for_country_inverse", "Anthony_VANDEN_BORRE")]]
+    graph = graph_from_paths("q", paths)
+    q = "How is Okechukwu UCHEBO related to Belgium (whose plays for country is Anthony VANDEN BORRE)?"
+    res = ops.run(q, graph)
+    assert (res.qtype, res.answer.text, res.answers) == ("relation", "plays for country", ["plays for country"])
+    assert res.trace["entities"] == ["Okechukwu_UCHEBO", "Belgium"]
+    assert res.trace["facts"] == [["Okechukwu_UCHEBO", "plays_for_country", "Belgium"]]
+    assert res.answer.support and all(n in graph.evidence_ids for n in res.answer.support)
+    # the fact may point the other way, with the builder's ``_inverse`` relation: read as its base relation
+    res = ops.run("What is the relationship between Cercle Brugge and Okechukwu UCHEBO?", graph)
+    assert res.answer.text == "plays in club"
+    # a described side is read to its entity first: the club of X is Cercle Brugge, in Belgium
+    res = ops.run("How is the club of Okechukwu UCHEBO related to Belgium?", graph)
+    assert res.trace["entities"] == ["Cercle_Brugge", "Belgium"] and res.answer.text == "is in country"
+    # no linking fact, or an unknown entity: no answer
+    assert ops.run("How is Anthony VANDEN BORRE related to Cercle Brugge?", graph).answer.text == ""
+    none = ops.run("How is Atlantis related to Belgium?", graph)
+    assert none.answer.text == "" and none.answers == [] and none.trace["reason"] == "no entity found on both sides"
+
+
 def test_comparison_picks_the_holder_by_direction(ops) -> None:
     graph = graph_from_paths("q", [[FLUTE, m] for m in MOZART] + [[SONATA, b] for b in BEETHOVEN])
     q = "Who was born earlier, the composer of The Magic Flute or the composer of the Moonlight Sonata?"
@@ -111,7 +169,7 @@ def test_no_evidence_gives_no_answer(ops) -> None:
     from graphhop.graph import EvidenceGraph
 
     for q in ("What is the capital of Atlantis?", "How many moons does Atlantis have?",
-              "Is Atlantis in Europe?", "Which is older, Atlantis or Mu?"):
+              "Is Atlantis in Europe?", "Which is older, Atlantis or Mu?", "How is Atlantis related to Mu?"):
         res = ops.run(q, EvidenceGraph(q))
         assert res.answer.text in ("", "0", "no"), q
     assert ops.run("What is the capital of Atlantis?", EvidenceGraph("q")).answer.score == float("-inf")

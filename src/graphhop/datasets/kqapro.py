@@ -6,8 +6,9 @@ into a :class:`ProgramTemplate`: one **chain** per ``Find``/``FindAll`` branch, 
 operations ``hop`` (``Relate``) and ``filter`` (``FilterStr``/``FilterNum``/``FilterYear``/
 ``FilterDate``: a fact ``(entity, attribute, value)`` that the entity must have), a **join** of
 the chains (``And``/``Or``) and a **terminal** (``What``, ``Count``, ``QueryAttr``,
-``QueryRelation``, ``SelectBetween``). ``FilterConcept`` is dropped (our KGs have no concept
-hierarchy); programs using anything else (qualifiers, ``Verify*``, ``SelectAmong``,
+``QueryRelation``, ``SelectBetween``, or ``verify``: a ``QueryAttr`` followed by ``VerifyStr``/
+``VerifyNum``/``VerifyYear``/``VerifyDate``). ``FilterConcept`` is dropped (our KGs have no concept
+hierarchy); programs using anything else (qualifiers, ``SelectAmong``,
 ``QueryAttrUnderCondition``) are reported as unsupported.
 
 :func:`ground_template` instantiates a template in a :class:`~graphhop.kb.store.TripleStore` by
@@ -15,6 +16,14 @@ seeded random walks (all triples forward, head -> tail), then *executes* it over
 answers are complete and the gold paths are every walk that yields an answer (capped). Questions
 are realized by simple English templates (``What is the plays in club of Abel HERNANDEZ?``):
 good enough for retrieval structure, not fluent text.
+
+A ``verify`` template becomes a yes/no question about one entity's attribute (``Is the plays in
+club of Abel HERNANDEZ Palermo?``): the claimed value is one of the entity's own values (answer
+``yes``) or a value of the same relation that the entity lacks, drawn (seeded) from the other
+entities of the KG (answer ``no``); :func:`ground_programs` alternates the two. KoPL's comparison
+operators (``>``, ``<``, ``!=`` of ``VerifyNum``/``VerifyYear``/``VerifyDate``) are all grounded
+as equality claims. The gold paths lead to every fact of the entity with that relation: the
+evidence that decides the claim.
 """
 
 from __future__ import annotations
@@ -44,6 +53,7 @@ Triple = tuple[str, str, str]
 _FILTERS = {"FilterStr", "FilterNum", "FilterYear", "FilterDate"}
 _TERMINALS = {"What": "what", "Count": "count", "QueryAttr": "attr", "QueryRelation": "relation",
               "SelectBetween": "select"}
+_VERIFY = {"VerifyStr", "VerifyNum", "VerifyYear", "VerifyDate"}  # after a QueryAttr: terminal "verify"
 
 
 class UnsupportedProgram(ValueError):
@@ -120,9 +130,14 @@ def program_template(program: list[dict[str, Any]]) -> ProgramTemplate:
                 raise UnsupportedProgram(f"{fn}: only one join per program is supported")
             join = fn.lower()
             branch[i] = branch[deps[0]]
+        elif fn in _VERIFY:
+            if terminal != "attr" or i != len(program) - 1:
+                raise UnsupportedProgram(f"{fn}: supported only as the last step, after QueryAttr")
+            terminal = "verify"
         elif fn in _TERMINALS:
             terminal = _TERMINALS[fn]
-            if i != len(program) - 1:
+            verified = fn == "QueryAttr" and i == len(program) - 2 and program[-1].get("function") in _VERIFY
+            if i != len(program) - 1 and not verified:
                 raise UnsupportedProgram(f"{fn} followed by {program[-1].get('function')}: not supported")
         else:
             raise UnsupportedProgram(f"{fn}: not in the supported KoPL subset")
@@ -209,11 +224,13 @@ def ground_template(
     max_answers: int = 10,
     max_paths: int = 10,
     tries: int = 50,
+    truth: bool | None = None,
 ) -> QAExample | None:
     """Instantiate ``template`` in ``store``: a question with complete answers and gold paths.
 
-    Returns ``None`` when ``tries`` random walks found no instance with 1..``max_answers``
-    answers and at most ``max_paths`` gold paths.
+    ``truth`` (``verify`` templates): ground a true (``yes``) or a false (``no``) claim; ``None``
+    draws it from ``rng``. Returns ``None`` when ``tries`` random walks found no instance with
+    1..``max_answers`` answers and at most ``max_paths`` gold paths.
     """
     heads = heads if heads is not None else sorted({f.head for e in store.entities() for f in store.out_edges(e)})
     for _ in range(tries):
@@ -241,7 +258,7 @@ def ground_template(
             if c2 is None:
                 continue
             chains.append(c2)
-        example = _finish(template, store, rng, chains, max_answers, max_paths)
+        example = _finish(template, store, rng, chains, max_answers, max_paths, truth)
         if example is not None:
             return example
     return None
@@ -282,8 +299,17 @@ def _second_chain(template: ProgramTemplate, store: TripleStore, rng: random.Ran
     return _Chain(ops=ops, all_start=True) if all_start else _Chain(ops=ops, start=cur)
 
 
+def _claim(store: TripleStore, rng: random.Random, relation: str, values: list[str], truth: bool) -> str | None:
+    """A value to verify: one of ``values`` when ``truth``, else a value of ``relation`` held by
+    another entity of ``store`` and not in ``values`` (``None`` when there is none)."""
+    if truth:
+        return values[rng.randrange(len(values))]
+    others = sorted({f.tail for e in store.entities() for f in store.out_edges(e, relation)} - set(values))
+    return others[rng.randrange(len(others))] if others else None
+
+
 def _finish(template: ProgramTemplate, store: TripleStore, rng: random.Random, chains: list[_Chain],
-            max_answers: int, max_paths: int) -> QAExample | None:
+            max_answers: int, max_paths: int, truth: bool | None = None) -> QAExample | None:
     runs = [_execute(store, c) for c in chains]
     nps = [_np(c) for c in chains]
     topics = [c.start or c.ops[0][2] for c in chains]
@@ -332,7 +358,9 @@ def _finish(template: ProgramTemplate, store: TripleStore, rng: random.Random, c
         if not final:
             return None
         runs_kept = [(e, p) for r in runs for e, p in r if e in final]
-        if template.terminal == "attr":
+        if template.terminal in ("attr", "verify"):
+            if template.terminal == "verify" and len(final) != 1:
+                return None  # a claim about one entity
             used_rel = {rel for c in chains for _, rel, _ in c.ops}
             facts = [f for f in store.out_edges(sorted(final)[0]) if f.relation not in used_rel]
             if not facts:
@@ -342,6 +370,12 @@ def _finish(template: ProgramTemplate, store: TripleStore, rng: random.Random, c
             answers = sorted({t for *_, t in (p[-1] for p in paths)})
             subject = nps[0] if len(nps) == 1 else f"the entity that is {nps[0]} {template.join} {nps[1]}"
             question = f"What is the {clean_relation(rel)} of {subject}?"
+            if template.terminal == "verify":
+                claim = _claim(store, rng, rel, answers, rng.random() < 0.5 if truth is None else truth)
+                if claim is None:
+                    return None
+                answers = ["yes" if claim in answers else "no"]
+                question = f"Is the {clean_relation(rel)} of {subject} {clean_entity(claim)}?"
         else:
             paths = [p for _, p in runs_kept]
             sel = sorted(final)
@@ -371,10 +405,12 @@ def ground_programs(
     max_answers: int = 10, max_paths: int = 10,
 ) -> tuple[list[QAExample], Counter]:
     """Ground each supported program's template ``per_program`` times; also return a
-    :class:`~collections.Counter` of why programs were skipped (unsupported function, no instance)."""
+    :class:`~collections.Counter` of why programs were skipped (unsupported function, no instance).
+    ``verify`` questions alternate between true and false claims (``yes``, ``no``, ``yes``, ...)."""
     heads = sorted(e for e in store.entities() if store.out_edges(e))
     out: list[QAExample] = []
     skipped: Counter = Counter()
+    verified = 0
     for prog in programs:
         try:
             template = program_template(prog.program)
@@ -383,10 +419,12 @@ def ground_programs(
             continue
         for k in range(per_program):
             rng = random.Random(f"{seed}|{prog.id}|{k}")
-            ex = ground_template(template, store, rng, heads, max_answers, max_paths)
+            truth = verified % 2 == 0 if template.terminal == "verify" else None
+            ex = ground_template(template, store, rng, heads, max_answers, max_paths, truth=truth)
             if ex is None:
                 skipped["no instance in the KG"] += 1
                 continue
+            verified += template.terminal == "verify"
             ex.id = f"kqapro-{prog.id}-{k}"
             out.append(ex)
     return out, skipped

@@ -1,6 +1,6 @@
 """Question types and the operations that answer them over an evidence graph.
 
-ReasonGraphQA's question types reduce to four operations on the fact reader's output
+ReasonGraphQA's question types reduce to five operations on the fact reader's output
 (:class:`graphhop.read.facts.Reading`):
 
 ``query``
@@ -20,6 +20,13 @@ ReasonGraphQA's question types reduce to four operations on the fact reader's ou
     (a year, a number); the answer is the entity holding the value (the walk's last entity before
     it), chosen by the comparative's direction (``earlier``/``smaller``/``fewer`` -> minimum;
     ``later``/``greater``/``more`` -> maximum; ``older``/``younger`` flip for year/date attributes).
+``relation``
+    ``How is A related to B?`` (KQA Pro's ``QueryRelation``), ``What is the relationship between A
+    and B?``, ``How are A and B related?``: the relation of the fact(s) linking A's entity to B's
+    entity on the graph, cleaned as the KB builder writes it (``plays_in_club_inverse`` -> ``plays in
+    club``; facts from A to B first). A side that names its entity (``Belgium (whose ...)``) stands
+    for its first mention; one that describes it (``the composer of X``) for the answers of reading
+    that side from its mentions.
 
 :func:`detect_qtype` is rule-based (word cues, listed in :data:`CUES`); its accuracy is measured in
 ``docs/RESULTS.md (issue 7)`` on the demo questions and on builder datasets with types.
@@ -33,7 +40,8 @@ from typing import Sequence
 
 from graphhop.core import Answer
 from graphhop.graph import EvidenceGraph
-from graphhop.read.facts import Candidate, FactReader, Reading, bracket_entities, find_entities, fold
+from graphhop.kb.verbalize import clean_relation
+from graphhop.read.facts import Candidate, FactReader, Reading, Triple, bracket_entities, find_entities, fold
 
 __all__ = [
     "QTYPES",
@@ -47,10 +55,12 @@ __all__ = [
     "run_count",
     "run_boolean",
     "run_comparison",
+    "relation_sides",
+    "run_relation",
     "OperationReader",
 ]
 
-QTYPES = ("query", "count", "boolean", "comparison")
+QTYPES = ("query", "count", "boolean", "comparison", "relation")
 
 _AUX = {"is", "was", "are", "were", "does", "do", "did", "has", "have", "had", "can", "could", "will", "would", "should"}
 _MIN = {"earlier", "earliest", "first", "before", "smaller", "smallest", "fewer", "fewest", "less", "least", "lower",
@@ -62,6 +72,7 @@ _DATE_REL = re.compile(r"year|date|born|birth|founded|established|inception|star
 
 #: The word cues of :func:`detect_qtype`, for the docs.
 CUES = {
+    "relation": "'how is/are A related to B', 'how are A and B related', or 'what is the relation(ship) between A and B'",
     "count": "contains 'how many', or starts with '(what is) (the) number of' or 'count'",
     "comparison": "contains ' or ' and a comparative/superlative word (earlier, greater, more, older, ...)",
     "boolean": "starts with an auxiliary verb (is, was, are, were, does, do, did, has, have, can, ...) and has no ' or '",
@@ -70,6 +81,10 @@ CUES = {
 
 
 _COUNT_NUMBER = re.compile(r"^(?:what is |what's )?(?:the )?(?:total )?number of\b")
+_RELATED_TO = re.compile(r"^how (?:is|are|was|were) (?P<a>.+?) (?:related|connected) to (?P<b>.+?)[\s?.!]*$", re.I)
+_RELATED = re.compile(r"^how (?:are|were) (?P<ab>.+?) (?:related|connected)[\s?.!]*$", re.I)
+_BETWEEN = re.compile(r"^(?:what|which) (?:is|was|are|were) the (?:relation|relationship|connection|link)s? between "
+                      r"(?P<ab>.+?)[\s?.!]*$", re.I)
 
 
 def _words(text: str) -> list[str]:
@@ -77,11 +92,13 @@ def _words(text: str) -> list[str]:
 
 
 def detect_qtype(question: str) -> str:
-    """``count``, ``comparison``, ``boolean`` or ``query`` by word cues (see :data:`CUES`)."""
+    """``relation``, ``count``, ``comparison``, ``boolean`` or ``query`` by word cues (see :data:`CUES`)."""
     q = question.strip().lower()
     words = _words(q)
     if not words:
         return "query"
+    if relation_sides(question):
+        return "relation"
     if " how many " in f" {q}" or _COUNT_NUMBER.match(q) or words[0] == "count":
         return "count"
     if " or " in q and (set(words) & (_MIN | _MAX)):
@@ -89,6 +106,24 @@ def detect_qtype(question: str) -> str:
     if words[0] in _AUX and " or " not in q:  # "is X a man or a woman?" is a choice: a query
         return "boolean"
     return "query"
+
+
+def relation_sides(question: str) -> list[tuple[str, str]]:
+    """The ways to read a relation question as its two sides, ``[]`` for another question.
+
+    ``"How is A related to B?"`` -> ``[("A", "B")]``; ``"... between A and B?"`` and ``"How are A
+    and B related?"`` give one reading per `` and `` (an entity name may hold one: ``Bosnia and
+    Herzegovina``), first split first."""
+    q = " ".join(question.split())
+    m = _RELATED_TO.match(q)
+    if m:
+        return [(m["a"], m["b"])]
+    m = _BETWEEN.match(q) or _RELATED.match(q)
+    if not m:
+        return []
+    ab = m["ab"]
+    cuts = [i.start() for i in re.finditer(r" and ", ab, re.I)]
+    return [(ab[:c].strip(), ab[c + 5 :].strip()) for c in cuts if ab[:c].strip() and ab[c + 5 :].strip()]
 
 
 def split_options(question: str) -> tuple[str, list[str]]:
@@ -267,7 +302,50 @@ def run_comparison(reader: FactReader, question: str, evidence: EvidenceGraph, t
                             "picks": [{k: v for k, v in p.items() if k != "nodes"} for p in picks]})
 
 
-_OPS = {"query": run_query, "count": run_count, "boolean": run_boolean, "comparison": run_comparison}
+def _side_entities(reader: FactReader, side: str, evidence: EvidenceGraph, entities: set[str]) -> tuple[list[str], tuple[str, ...]]:
+    """The entities one side of a relation question stands for, best first, and the evidence nodes
+    used to reach them: its first mention when the side starts with it, else the answers of reading
+    the side from its mentions (``the composer of X``), then the mentions themselves."""
+    found = [e for e in bracket_entities(side) if e in entities] or find_entities(side, entities)
+    if not found:
+        return [], ()
+    text = fold(side)
+    head = fold(found[0])
+    if text.startswith(head) or text.startswith(f"the {head}"):
+        return found, ()
+    reading = reader.read(side, evidence, starts=found)
+    resolved = [c.entity for c in reading.answers]
+    return list(dict.fromkeys(resolved + found)), _support(reading.answers[:1])
+
+
+def run_relation(reader: FactReader, question: str, evidence: EvidenceGraph, topic_entities: Sequence[str] | None = None) -> OperationResult:
+    """Relation: the relation of the fact(s) linking the two sides' entities (A -> B facts first)."""
+    links: dict[tuple[str, str], list[tuple[str, Triple]]] = {}  # (head, tail) -> [(node, fact)]
+    for n in evidence.evidence_ids:
+        for h, r, t in evidence.g.nodes[n].get("facts", []):
+            links.setdefault((h, t), []).append((n, (h, r, t)))
+    entities = {e for pair in links for e in pair}
+    tried: list[list[str]] = []
+    for side_a, side_b in relation_sides(question):
+        (ents_a, via_a), (ents_b, via_b) = (_side_entities(reader, s, evidence, entities) for s in (side_a, side_b))
+        if not ents_a or not ents_b:
+            continue
+        tried.append([side_a, side_b])
+        for a in ents_a:
+            for b in ents_b:
+                found = links.get((a, b), []) + links.get((b, a), []) if a != b else []
+                if not found:
+                    continue
+                labels = list(dict.fromkeys(clean_relation(f[1]) for _, f in found))
+                support = tuple(dict.fromkeys(via_a + via_b + tuple(n for n, _ in found)))
+                return OperationResult("relation", Answer(labels[0], 1.0, support), labels,
+                                       {"sides": [side_a, side_b], "entities": [a, b], "facts": [list(f) for _, f in found]})
+    reason = "no fact links the two sides" if tried else "no entity found on both sides"
+    return OperationResult("relation", Answer("", float("-inf")), [], {"sides": tried, "reason": reason})
+
+
+_OPS = {"query": run_query, "count": run_count, "boolean": run_boolean, "comparison": run_comparison,
+        "relation": run_relation}
 
 
 class OperationReader:

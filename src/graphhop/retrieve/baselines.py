@@ -12,6 +12,11 @@ b = 0.75, IDF from a given document collection; ties broken by pool order), :fun
 (inner product of frozen encoder vectors), and :func:`mdr_chain` (MDR-style dense chain: hop ``h``
 encodes ``question [SEP] evidence_1 [SEP] ... evidence_{h-1}`` and takes the best unused candidate;
 beam search, chain score = sum of hop scores; inference recipe with the frozen encoder).
+
+GoldEn over a pool (:class:`PoolSearch`, :func:`golden_chain`): GoldEn's hop loop with a query
+generator (a trained span selector) and BM25 over the pool; hop ``h`` takes its best unused hit, and
+the next context is the question plus the hop's top ``per_hop`` hits (as GoldEn builds it).
+Builder sentences have no titles, so GoldEn's title-match rerank has nothing to act on here.
 """
 
 from __future__ import annotations
@@ -20,13 +25,18 @@ import math
 import random
 import re
 from collections import Counter
-from typing import Callable, Iterable, Sequence
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 import numpy as np
 
+from graphhop.core import Hit, Ranking
 from graphhop.graph import EvidenceGraph
 
-__all__ = ["tokenize", "PoolBM25", "random_topk", "dense_topk", "mdr_chain", "ids_to_graph"]
+if TYPE_CHECKING:
+    from graphhop.retrieve.golden import QueryGenerator
+
+__all__ = ["tokenize", "PoolBM25", "PoolSearch", "random_topk", "dense_topk", "mdr_chain", "golden_chain", "ids_to_graph"]
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 _STOP = frozenset("a an the of is was in to and or for on by with what who which where when how does did do 's s".split())
@@ -59,22 +69,75 @@ class PoolBM25:
         d = self.df.get(term, 0)
         return math.log(1 + (self.n - d + 0.5) / (d + 0.5))
 
+    def doc_stats(self, texts: Sequence[str]) -> list[tuple[Counter[str], float]]:
+        """Term counts and length norm of each text (computed once, scored many times)."""
+        out = []
+        for text in texts:
+            toks = tokenize(text)
+            out.append((Counter(toks), self.k1 * (1 - self.b + self.b * len(toks) / self.avgdl)))
+        return out
+
+    def score_stats(self, query: str, stats: Sequence[tuple[Counter[str], float]]) -> np.ndarray:
+        """BM25 score of each pre-tokenized text (:meth:`doc_stats`) for ``query``."""
+        q = tokenize(query)
+        return np.array([sum(self.idf(t) * tf[t] * (self.k1 + 1) / (tf[t] + norm) for t in q if t in tf)
+                         for tf, norm in stats], dtype=float)
+
     def scores(self, query: str, texts: Sequence[str]) -> np.ndarray:
         """BM25 score of each text for ``query``."""
-        q = tokenize(query)
-        out = np.zeros(len(texts))
-        for i, text in enumerate(texts):
-            toks = tokenize(text)
-            tf = Counter(toks)
-            norm = self.k1 * (1 - self.b + self.b * len(toks) / self.avgdl)
-            out[i] = sum(self.idf(t) * tf[t] * (self.k1 + 1) / (tf[t] + norm) for t in q if t in tf)
-        return out
+        return self.score_stats(query, self.doc_stats(texts))
 
     def topk(self, query: str, ids: Sequence[str], texts: Sequence[str], k: int) -> list[str]:
         """Top ``k`` ids (stable: ties keep pool order)."""
         s = self.scores(query, texts)
         order = sorted(range(len(ids)), key=lambda i: (-s[i], i))
         return [ids[i] for i in order[:k]]
+
+
+class PoolSearch:
+    """GoldEn's search over one question's pool: BM25 (:class:`PoolBM25`) ranks the pool's passages.
+
+    It has what GoldEn's oracle and hop loop use of :class:`~graphhop.retrieve.golden.GoldEnSearch`:
+    ``search(queries, k)``, ``candidates`` and ``index.docs`` (id -> document, with ``in``)."""
+
+    def __init__(self, bm25: PoolBM25, ids: Sequence[str], texts: Sequence[str], candidates: int = 50) -> None:
+        from graphhop.index.directory import Document
+
+        self.ids = list(ids)
+        self.candidates = candidates
+        self.bm25 = bm25
+        self._stats = bm25.doc_stats(texts)
+        self.index = SimpleNamespace(docs={i: Document(i, t) for i, t in zip(self.ids, texts)}, path="<candidate pool>")
+
+    def search(self, queries: Sequence[str], k: int = 10) -> list[Ranking]:
+        """Pool ranking per query, best first (ties: pool order); zero-score passages are not hits."""
+        out = []
+        for query in queries:
+            s = self.bm25.score_stats(query, self._stats)
+            order = sorted(range(len(self.ids)), key=lambda i: (-s[i], i))
+            out.append([Hit(self.ids[i], float(s[i])) for i in order[:k] if s[i] > 0])
+        return out
+
+
+def golden_chain(question: str, search: Any, generator: "QueryGenerator", hops: int, per_hop: int = 5,
+                 max_words: int = 50) -> list[str]:
+    """GoldEn's hop loop for ``hops`` hops over ``search`` (a :class:`PoolSearch`, or a
+    :class:`~graphhop.retrieve.golden.GoldEnSearch` over a whole index): each hop's query comes from
+    ``generator`` (question + the previous hop's top ``per_hop`` hits as context) and contributes its
+    best hit not yet taken; returns the ids in hop order (fewer when a query retrieves nothing new)."""
+    from graphhop.retrieve.golden import HopInput, build_context
+
+    docs = search.index.docs
+    context = question.strip()
+    chain: list[str] = []
+    for hop in range(1, hops + 1):
+        query = generator.generate([HopInput(question, context, hop)])[0].query
+        ranking = search.search([query], hops + per_hop)[0]
+        new = next((h.id for h in ranking if h.id not in chain), None)
+        if new is not None:
+            chain.append(new)
+        context = build_context(question, (docs[h.id] for h in ranking[:per_hop]), max_words)
+    return chain
 
 
 def random_topk(ids: Sequence[str], k: int, seed: int | str = 13) -> list[str]:

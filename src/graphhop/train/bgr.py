@@ -65,6 +65,12 @@ __all__ = [
     "choose_shapes",
     "BGR_METHODS",
     "BASELINES",
+    "method_graph",
+    "encoder_triples",
+    "finetune_encoder",
+    "gold_order",
+    "train_pool_generator",
+    "golden_pool_method",
 ]
 
 #: The target id of the question in backward targets (the learned question token).
@@ -533,43 +539,27 @@ def evaluate_methods(
     ged_timeout: float = 1.0,
     seed: int = 13,
     progress: bool = False,
+    chains: dict[str, Callable[[BGRExample, int], list[str]]] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Score every method on ``examples``: ``{method: {"by_type": breakdown, "by_depth": breakdown,
     "seconds": ...}}``. Baselines use ``k`` = the gold set size; their graph ``shape`` (chain or star)
-    comes from ``shapes`` (default chain). ``extra_merges`` adds ``bgr-merge:<rule>`` rows."""
+    comes from ``shapes`` (default chain). ``extra_merges`` adds ``bgr-merge:<rule>`` rows. ``chains``
+    adds chain baselines by name: ``fn(example, k)`` -> evidence ids in hop order (e.g. GoldEn)."""
     from tqdm.auto import tqdm
 
     from graphhop.metrics.graph import breakdown, score_graph
-    from graphhop.retrieve.baselines import dense_topk, ids_to_graph, mdr_chain, random_topk
 
     shapes = shapes or {}
     rows: dict[str, list] = {}
     seconds: dict[str, float] = {}
     ret = BGRRetriever(model, encode=encode) if model is not None else None
-    all_methods = list(methods) + [f"bgr-merge:{r}" for r in extra_merges]
+    chains = chains or {}
+    all_methods = list(methods) + [c for c in chains if c not in methods] + [f"bgr-merge:{r}" for r in extra_merges]
     for method in all_methods:
         scores, depth_scores = [], []
         t0 = time.perf_counter()
         for ex in tqdm(examples, desc=method, disable=not progress, mininterval=5):
-            k = len(ex.gold.evidence_ids)
-            texts = dict(zip(ex.pool.ids, ex.pool.texts))
-            facts = dict(zip(ex.pool.ids, ex.pool.facts))
-            if method == "random":
-                pred = ids_to_graph(ex.question, random_topk(ex.pool.ids, k, f"{seed}|{ex.id}"), texts, shapes.get(method, "chain"), facts)
-            elif method == "bm25":
-                pred = ids_to_graph(ex.question, bm25.topk(ex.query, ex.pool.ids, ex.pool.texts, k), texts, shapes.get(method, "chain"), facts)
-            elif method == "dense":
-                pred = ids_to_graph(ex.question, dense_topk(ex.question_vec, ex.pool.ids, ex.pool.vectors, k), texts, shapes.get(method, "chain"), facts)
-            elif method == "mdr":
-                pred = ids_to_graph(ex.question, mdr_chain(ex.query, ex.pool.ids, ex.pool.texts, ex.pool.vectors, k, encode), texts,
-                                    shapes.get(method, "chain"), facts)
-            elif method in BGR_METHODS:
-                pred = ret.retrieve_pool(ex.question, ex.pool, ex.question_vec, mode=method.split("-", 1)[1], query=ex.query)
-            elif method.startswith("bgr-merge:"):
-                pred = ret.retrieve_pool(ex.question, ex.pool, ex.question_vec, mode="bidirectional", merge=method.split(":", 1)[1],
-                                         query=ex.query)
-            else:
-                raise InputError(f"unknown method {method!r}")
+            pred = method_graph(method, ex, ret, bm25, encode, shapes, chains, seed)
             sc = score_graph(pred, ex.gold, ged_timeout)
             scores.append(sc)
             d = _dataclass_copy(sc)
@@ -578,6 +568,172 @@ def evaluate_methods(
         seconds[method] = time.perf_counter() - t0
         rows[method] = {"by_type": breakdown(scores), "by_depth": breakdown(depth_scores), "seconds": round(seconds[method], 2)}
     return rows
+
+
+def method_graph(method: str, ex: BGRExample, ret: BGRRetriever | None = None, bm25: Any = None,
+                 encode: Callable[[list[str]], np.ndarray] | None = None, shapes: dict[str, str] | None = None,
+                 chains: dict[str, Callable[[BGRExample, int], list[str]]] | None = None, seed: int = 13) -> EvidenceGraph:
+    """The evidence graph one method retrieves from ``ex``'s pool: a baseline (``k`` = the gold set
+    size, drawn as ``shapes[method]``), a ``chains`` baseline, ``bgr-<mode>`` or ``bgr-merge:<rule>``."""
+    from graphhop.retrieve.baselines import dense_topk, ids_to_graph, mdr_chain, random_topk
+
+    shapes, chains = shapes or {}, chains or {}
+    k = len(ex.gold.evidence_ids)
+    texts = dict(zip(ex.pool.ids, ex.pool.texts))
+    facts = dict(zip(ex.pool.ids, ex.pool.facts))
+    shape = shapes.get(method, "chain")
+    if method == "random":
+        return ids_to_graph(ex.question, random_topk(ex.pool.ids, k, f"{seed}|{ex.id}"), texts, shape, facts)
+    if method == "bm25":
+        return ids_to_graph(ex.question, bm25.topk(ex.query, ex.pool.ids, ex.pool.texts, k), texts, shape, facts)
+    if method == "dense":
+        return ids_to_graph(ex.question, dense_topk(ex.question_vec, ex.pool.ids, ex.pool.vectors, k), texts, shape, facts)
+    if method == "mdr":
+        return ids_to_graph(ex.question, mdr_chain(ex.query, ex.pool.ids, ex.pool.texts, ex.pool.vectors, k, encode),
+                            texts, "chain", facts)
+    if method in chains:
+        return ids_to_graph(ex.question, chains[method](ex, k), texts, "chain", facts)
+    if ret is not None and method in BGR_METHODS:
+        return ret.retrieve_pool(ex.question, ex.pool, ex.question_vec, mode=method.split("-", 1)[1], query=ex.query)
+    if ret is not None and method.startswith("bgr-merge:"):
+        return ret.retrieve_pool(ex.question, ex.pool, ex.question_vec, mode="bidirectional",
+                                 merge=method.split(":", 1)[1], query=ex.query)
+    raise InputError(f"unknown method {method!r}" + ("" if ret is not None or not method.startswith("bgr") else " (no BGR model)"))
+
+
+def encoder_triples(examples: Sequence[BGRExample], negatives: int = 3, path_limit: int = 16,
+                    seed: int = 13) -> list[tuple[str, str, list[str]]]:
+    """``(query, positive, hard negatives)`` for fine-tuning the encoder: one per child of every
+    teacher-forced forward prefix (query = ``question [SEP] path evidence…``, the MDR query), negatives
+    drawn from the same pool outside the prefix's targets (seeded)."""
+    rng = random.Random(seed)
+    out = []
+    for ex in examples:
+        text = dict(zip(ex.pool.ids, ex.pool.texts))
+        for prefix, targets in forward_targets(ex.gold, path_limit):
+            query = " [SEP] ".join([ex.query] + [text[n] for n in prefix if n in text])
+            others = [i for i in ex.pool.ids if i not in targets and i not in prefix]
+            for t in sorted(targets):
+                if t in text:
+                    out.append((query, text[t], [text[i] for i in rng.sample(others, min(negatives, len(others)))]))
+    return out
+
+
+def finetune_encoder(
+    examples: Sequence[BGRExample],
+    out: str | Path,
+    model: str | None = None,
+    epochs: int = 1,
+    batch_size: int = 16,
+    lr: float = 3e-5,
+    scale: float = 20.0,
+    negatives: int = 3,
+    max_minutes: float = 10.0,
+    seed: int = 13,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Fine-tune the sentence encoder on :func:`encoder_triples` (InfoNCE: each query against the
+    batch's positives and hard negatives; copies of its own positive masked) — the paper trains the
+    encoder, the frozen default does not. Saved atomically to ``out``; returns its card."""
+    import torch.nn.functional as F
+    from sentence_transformers import SentenceTransformer
+    from tqdm.auto import tqdm
+
+    from graphhop.index.manifest import atomic_dir
+    from graphhop.models.encoder import canonical_model_name, resolve_model
+    from graphhop.train.common import adamw_with_warmup, run_epoch
+
+    triples = encoder_triples(examples, negatives, seed=seed)
+    if not triples:
+        raise InputError("no encoder training pairs (gold graphs without evidence?)")
+    torch.manual_seed(seed)
+    enc = SentenceTransformer(resolve_model(model), device="cpu")
+    enc.max_seq_length = 128
+
+    def loss_fn(batch: list[tuple[str, str, list[str]]]) -> torch.Tensor:
+        docs = [b[1] for b in batch] + [n for b in batch for n in b[2]]
+        q = F.normalize(enc(enc.preprocess([b[0] for b in batch]))["sentence_embedding"], dim=-1)
+        d = F.normalize(enc(enc.preprocess(docs))["sentence_embedding"], dim=-1)
+        sim = scale * q @ d.T
+        mask = torch.tensor([[j != i and docs[j] == b[1] for j in range(len(docs))] for i, b in enumerate(batch)])
+        return F.cross_entropy(sim.masked_fill(mask, float("-inf")), torch.arange(len(batch)))
+
+    total = epochs * ((len(triples) + batch_size - 1) // batch_size)
+    opt, sched = adamw_with_warmup(enc, lr, 0.01, 0.1, total)
+    rng, order, steps, losses = random.Random(seed), list(range(len(triples))), 0, []
+    t0 = time.perf_counter()
+    deadline = t0 + 60 * max_minutes
+    bar = tqdm(total=total, desc="fine-tune encoder", unit="step", disable=not progress)
+    for epoch in range(1, epochs + 1):
+        steps, loss, stopped = run_epoch(enc, loss_fn, triples, order, batch_size, opt, sched, steps, total, rng, bar,
+                                         epoch, deadline)
+        losses.append(round(loss, 4))
+        if stopped:
+            break
+    bar.close()
+    enc.eval()
+    card = {"task": "BGR encoder fine-tuning", "base_model": canonical_model_name(model), "pairs": len(triples),
+            "steps": steps, "total_steps": total, "epoch_loss": losses, "negatives": negatives, "lr": lr,
+            "batch_size": batch_size, "train_seconds": round(time.perf_counter() - t0, 1)}
+    with atomic_dir(out, overwrite=True) as tmp:
+        enc.save(str(tmp))
+        (tmp / "graphhop_card.json").write_text(json.dumps(card, indent=1) + "\n")
+    return card
+
+
+def gold_order(graph: EvidenceGraph) -> list[str]:
+    """The gold evidence in breadth-first order from the root (the root's children first)."""
+    import networkx as nx
+
+    return [n for n in nx.bfs_tree(graph.g, graph.root) if n != graph.root]
+
+
+def train_pool_generator(
+    examples: Sequence[BGRExample],
+    bm25: Any,
+    out: str | Path,
+    limit: int = 400,
+    epochs: int = 1,
+    batch_size: int = 16,
+    lr: float = 5e-5,
+    max_length: int = 256,
+    model: str | None = None,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Train GoldEn's query generator for candidate pools: oracle queries (GoldEn's overlap rule) of
+    the first ``limit`` training questions over their own pools (BM25, targets in :func:`gold_order`),
+    one span-selector example per hop; saved to ``out``. Returns the model card."""
+    from graphhop.models.span import SpanSelector
+    from graphhop.retrieve.baselines import PoolSearch
+    from graphhop.train.query_generator import OracleStats, train_span_selector, trajectory_examples
+
+    stats = OracleStats()
+    spans = []
+    for ex in examples[:limit]:
+        search = PoolSearch(bm25, ex.pool.ids, ex.pool.texts)
+        spans += trajectory_examples(ex.id, ex.query, search, gold_order(ex.gold), ordered=True, stop_examples=False,
+                                     stats=stats)
+    selector = SpanSelector.from_pretrained(model, max_length=max_length)
+    card = {"task": "golden query generator over candidate pools", "oracle": stats.to_dict()}
+    result = train_span_selector(selector, spans, epochs=epochs, batch_size=batch_size, lr=lr, progress=progress,
+                                 out=out, card=card)
+    card.update({"train_examples": len(spans), "steps": result.steps, "train_seconds": round(result.seconds, 1)})
+    return card
+
+
+def golden_pool_method(generator_dir: str | Path, bm25: Any) -> Callable[[BGRExample, int], list[str]]:
+    """GoldEn over a pool as a chain baseline for :func:`evaluate_methods`: ``k`` hops, each the best
+    unused BM25 hit of the trained generator's query (see :func:`graphhop.retrieve.baselines.golden_chain`)."""
+    from graphhop.models.span import SpanSelector
+    from graphhop.retrieve.baselines import PoolSearch, golden_chain
+    from graphhop.retrieve.golden import SpanQueryGenerator
+
+    generator = SpanQueryGenerator(SpanSelector.from_pretrained(str(generator_dir)))
+
+    def run(ex: BGRExample, k: int) -> list[str]:
+        return golden_chain(ex.query, PoolSearch(bm25, ex.pool.ids, ex.pool.texts), generator, k)
+
+    return run
 
 
 def _dataclass_copy(obj):

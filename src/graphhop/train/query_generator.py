@@ -28,7 +28,7 @@ from graphhop.models.span import SpanExample, SpanSelector
 from graphhop.retrieve.golden import GoldEnSearch, hop_prompt, oracle_trajectory
 from graphhop.train.common import adamw_with_warmup, run_epoch
 
-__all__ = ["OracleStats", "query_examples", "evaluate_spans", "TrainResult", "train_span_selector"]
+__all__ = ["OracleStats", "query_examples", "trajectory_examples", "evaluate_spans", "TrainResult", "train_span_selector"]
 
 
 @dataclass
@@ -58,22 +58,43 @@ def query_examples(
     stats = stats if stats is not None else OracleStats()
     out: list[SpanExample] = []
     for ex in examples:
-        stats.questions += 1
-        for hop in oracle_trajectory(
-            search, ex.question, ex.gold, ordered=ex.ordered, per_hop=per_hop, max_words=max_words, stop_hop=stop_examples,
-            select=select,  # type: ignore[arg-type]
-        ):
-            qid = f"{ex.id}#hop{hop.hop}"
-            if hop.query is None:
-                out.append(SpanExample(hop_prompt(hop.hop), hop.context, None, None, qid))
-                stats.stop_examples += 1
-                continue
-            stats.hops += 1
-            stats.found_top5 += int(hop.query.found)
-            if hop.query.rank is None:
-                stats.skipped += 1
-                continue
-            out.append(SpanExample(hop_prompt(hop.hop), hop.context, hop.query.start, hop.query.end, qid))
+        out += trajectory_examples(ex.id, ex.question, search, ex.gold, ex.ordered, per_hop, max_words, stop_examples,
+                                   stats, select)
+    return out
+
+
+def trajectory_examples(
+    qid: str,
+    question: str,
+    search: GoldEnSearch,
+    gold: Sequence[str],
+    ordered: bool = False,
+    per_hop: int = 5,
+    max_words: int = 50,
+    stop_examples: bool = True,
+    stats: OracleStats | None = None,
+    select: str = "shortest",
+) -> list[SpanExample]:
+    """Span-selector examples of one question's oracle trajectory over ``search`` (any object with
+    GoldEnSearch's ``search``/``candidates``/``index.docs``, e.g. a candidate pool)."""
+    stats = stats if stats is not None else OracleStats()
+    stats.questions += 1
+    out: list[SpanExample] = []
+    for hop in oracle_trajectory(
+        search, question, gold, ordered=ordered, per_hop=per_hop, max_words=max_words, stop_hop=stop_examples,
+        select=select,  # type: ignore[arg-type]
+    ):
+        hid = f"{qid}#hop{hop.hop}"
+        if hop.query is None:
+            out.append(SpanExample(hop_prompt(hop.hop), hop.context, None, None, hid))
+            stats.stop_examples += 1
+            continue
+        stats.hops += 1
+        stats.found_top5 += int(hop.query.found)
+        if hop.query.rank is None:
+            stats.skipped += 1
+            continue
+        out.append(SpanExample(hop_prompt(hop.hop), hop.context, hop.query.start, hop.query.end, hid))
     return out
 
 
