@@ -225,9 +225,29 @@ def report(folder: Path) -> str:
     return "\n".join(lines)
 
 
+def dataset_tables(folder: Path) -> str:
+    """Every dataset's ``results.md`` under ``folder`` (headings one level down), with training time,
+    wall time and GED timeouts: the per-dataset part of docs/RESULTS.md."""
+    parts = []
+    for path in sorted(folder.glob("*/results.json")):
+        r = json.loads(path.read_text())
+        ds = r["dataset"]
+        md = (path.parent / "results.md").read_text()
+        parts += [md.replace(f"## {ds}", f"#### {ds}", 1).replace("\n### ", "\n##### "), ""]
+        tos = "; ".join(f"{k}: " + (", ".join(f"{m} {v['by_type']['all']['ged_timeouts']}" for m, v in rows.items()
+                                              if v["by_type"]["all"].get("ged_timeouts")) or "none")
+                        for k, rows in r["eval"].items())
+        gold = f" GoldEn generator oracle: {r['golden_generator']}." if r.get("golden_generator") else ""
+        parts += [f"Training: {r['train_seconds']} s, best epoch {r['best_epoch']} (1 torch thread, 2 shared cores); "
+                  f"benchmark wall time {r.get('total_seconds')} s. GED timeouts (values that are upper bounds) per eval "
+                  f"set: {tos}.{gold}", ""]
+    return "\n".join(parts)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--report", type=Path, help="only print the cross-dataset summary of <dir>/*/results.json")
+    ap.add_argument("--tables", type=Path, help="only print every dataset's tables under <dir> (for docs/RESULTS.md)")
     ap.add_argument("--dataset", help="name: a builder dataset (pq-2h, wc-c, ...) or entailmentbank")
     ap.add_argument("--data-dir", type=Path, help="builder dataset folder (train/dev/test.jsonl)")
     ap.add_argument("--data", type=Path, default=Path(os.environ.get("GRAPHHOP_DATA", "/work/shared/data")))
@@ -244,12 +264,16 @@ def main() -> None:
     ap.add_argument("--top-n", type=int, default=25)
     ap.add_argument("--ged-timeout", type=float, default=1.0)
     ap.add_argument("--path-text", action="store_true", help="add the path-text feature (MDR query cosine)")
+    ap.add_argument("--interactions-only", action="store_true", help="matcher without the raw code/candidate vectors")
+    ap.add_argument("--wide-pair", action="store_true", help="pair features also enter the logit linearly (wide & deep)")
     ap.add_argument("--no-pair-features", action="store_true", help="the paper's matcher: encoder vectors only")
     ap.add_argument("--reselect", action="store_true", help="with --reuse-model: redo the dev selection")
     ap.add_argument("--reuse-model", action="store_true", help="load <out>/<dataset>/model instead of training")
     ap.add_argument("--finetune-encoder", action="store_true",
                     help="fine-tune the encoder first (MDR-style pairs from the gold graphs; baselines use it too)")
     ap.add_argument("--encoder-minutes", type=float, default=10.0)
+    ap.add_argument("--crossfit", action="store_true",
+                    help="with --finetune-encoder: fit the encoder on the first half of the training questions, BGR on the rest")
     ap.add_argument("--golden", action="store_true", help="add GoldEn (pool query generator trained on train) as a baseline")
     ap.add_argument("--add-golden", action="store_true", help="only add GoldEn rows to an earlier run's results")
     ap.add_argument("--golden-limit", type=int, default=400, help="training questions for GoldEn's generator")
@@ -257,6 +281,9 @@ def main() -> None:
     args = ap.parse_args()
     if args.report:
         print(report(args.report))
+        return
+    if args.tables:
+        print(dataset_tables(args.tables))
         return
     if not args.dataset:
         ap.error("--dataset is required")
@@ -281,12 +308,15 @@ def main() -> None:
     encoder = BGRConfig().encoder
     if args.finetune_encoder:  # the paper trains the encoder: fine-tune it first, then re-encode everything
         edir = (out / "encoder").resolve()
+        enc_train = train[: len(train) // 2] if args.crossfit else train
         if not (edir / "graphhop_card.json").exists():
-            ecard = finetune_encoder(train, edir, max_minutes=args.encoder_minutes, progress=False)
+            ecard = finetune_encoder(enc_train, edir, max_minutes=args.encoder_minutes, progress=False)
             print(f"# encoder fine-tuned: {json.dumps(ecard)}", file=sys.stderr)
         encoder = str(edir)
         cache = EmbeddingCache(out / "emb-cache", model=encoder)
         train = load_examples(recs["train"], cache, args.train_limit)
+        if args.crossfit:  # the matcher never sees the questions the encoder was fitted on
+            train = train[len(enc_train):]
         select = load_examples(recs["select"], cache, args.select_limit)
         evals = {k: load_examples(v, cache, args.eval_limit) for k, v in eval_sets.items() if v}
     encode_s = time.perf_counter() - t0
@@ -310,7 +340,9 @@ def main() -> None:
             card["selection"] = select_inference(model, select, encode=lambda t: cache.encode(t))
             save_model(model, out / "model", {k: v for k, v in card.items() if k not in ("config", "kind", "version", "saved")})
     else:
-        model, card = train_bgr(train, select, out / "model", BGRConfig(encoder=encoder, pair_features=not args.no_pair_features, path_text_feature=args.path_text), TrainConfig(
+        model, card = train_bgr(train, select, out / "model", BGRConfig(encoder=encoder, pair_features=not args.no_pair_features, path_text_feature=args.path_text,
+                                                                     wide_pair=args.wide_pair,
+                                                                     interactions_only=args.interactions_only), TrainConfig(
             epochs=args.epochs, max_minutes=args.max_minutes, dev_limit=args.select_limit, threads=args.threads),
             progress=False, log=lambda m: print(m, file=sys.stderr), card_extra={"dataset": args.dataset},
             encode=lambda t: cache.encode(t))

@@ -106,6 +106,8 @@ def run(name: str, data_dir: Path, bgr_dir: Path, cache_dir: Path, limit: int, m
 
 
 def main() -> None:
+    from qa_eval import print_table  # benchmarks/ is the script's folder
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--datasets", default="pq-2h,pq-3h,wc-c,metaqa-3h")
     ap.add_argument("--data-root", type=Path, default=Path("runs/bgr-data"), help="builder datasets, one folder each")
@@ -133,10 +135,7 @@ def main() -> None:
                 fh.write(json.dumps(r) + "\n")
     cols = ["dataset", "method", "n", "EM", "F1", "ans-in-graph", "evidence R", "size", "s/q"]
     cols += ["span EM"] if args.span_reader else []
-    print("| " + " | ".join(cols) + " |")
-    print("|" + "|".join("---" if c in ("dataset", "method") else "---:" for c in cols) + "|")
-    for r in rows:
-        print("| " + " | ".join(f"{r[c]:.3f}" if isinstance(r[c], float) else str(r[c]) for c in cols) + " |")
+    print_table(rows, cols)
 
 
 if __name__ == "__main__":

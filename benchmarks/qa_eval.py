@@ -183,10 +183,14 @@ def main() -> None:
             with open(args.json, "a", encoding="utf-8") as fh:
                 for r in rows:
                     fh.write(json.dumps(r) + "\n")
-    cols = ["dataset", "method", "n", "EM", "F1", "set-F1", "ans-in-graph", "qtype-acc", "s/q"]
+    print_table(all_rows, ["dataset", "method", "n", "EM", "F1", "set-F1", "ans-in-graph", "qtype-acc", "s/q"])
+
+
+def print_table(rows: list[dict], cols: list[str]) -> None:
+    """Rows as a markdown table (floats to 3 decimals; text columns left-aligned)."""
     print("| " + " | ".join(cols) + " |")
     print("|" + "|".join("---" if c in ("dataset", "method") else "---:" for c in cols) + "|")
-    for r in all_rows:
+    for r in rows:
         print("| " + " | ".join(f"{r[c]:.3f}" if isinstance(r[c], float) else str(r[c]) for c in cols) + " |")
 
 

@@ -45,6 +45,42 @@ def test_matcher_and_update_shapes():
     assert not torch.allclose(new, code)  # the code changes when a node joins
 
 
+def test_wide_matcher_adds_a_linear_term_on_pair_features(tmp_path):
+    torch.manual_seed(0)
+    m = Matcher(16, 32, dropout=0.0, n_pair=3, wide=True).eval()
+    with torch.no_grad():  # silence the deep part: the logit is then the wide term alone
+        m.net[-1].weight.zero_()
+        m.net[-1].bias.zero_()
+        m.wide.weight.copy_(torch.tensor([[1.0, 2.0, -1.0]]))
+        m.wide.bias.zero_()
+    code, q, cands = torch.randn(2, 16), torch.randn(2, 16), torch.randn(2, 4, 16)
+    pair = torch.zeros(2, 4, 3)
+    pair[0, 1] = torch.tensor([1.0, 1.0, 1.0])
+    out = m(code, q, cands, pair)
+    assert out.shape == (2, 4)
+    assert out[0, 1].item() == pytest.approx(2.0) and out[0, 0].item() == pytest.approx(0.0)
+    assert Matcher(16, 32, n_pair=0, wide=True).wide is None  # nothing to be wide over
+    # models saved before the option load without it, and new ones keep it
+    old = BGRModel(small_cfg())
+    save_model(old, tmp_path / "old")
+    assert load_model(tmp_path / "old")[0].forward_model.matcher.wide is None
+    save_model(BGRModel(small_cfg(wide_pair=True)), tmp_path / "new")
+    assert load_model(tmp_path / "new")[0].forward_model.matcher.wide is not None
+
+
+def test_interactions_only_matcher_ignores_the_raw_candidate_vector():
+    torch.manual_seed(0)
+    m = Matcher(16, 32, dropout=0.0, interactions_only=True).eval()
+    assert m.net[0].in_features == 3 * 16
+    code, q, cands = torch.zeros(1, 16), torch.zeros(1, 16), torch.randn(1, 3, 16)
+    # with a zero code and question every interaction is 0 (|h - e| aside), so candidates differ only by |e|
+    out = m(code, q, cands)
+    flipped = m(code, q, -cands)  # |0 - e| = |0 + e|: the same interaction features
+    assert out.shape == (1, 3) and torch.allclose(out, flipped)
+    full = Matcher(16, 32, dropout=0.0).eval()
+    assert full.net[0].in_features == 5 * 16
+
+
 def test_path_codes_respect_prefix_mask():
     torch.manual_seed(0)
     model = BGRModel(small_cfg()).eval()

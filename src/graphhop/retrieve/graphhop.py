@@ -98,9 +98,13 @@ class BGRConfig:
     union_threshold: float = 0.8
     pair_features: bool = True
     path_text_feature: bool = False
+    wide_pair: bool = False
+    interactions_only: bool = False
 
     def check(self) -> None:
         """Raise :class:`InputError` on impossible values."""
+        if self.dim % self.heads:
+            raise InputError(f"dim ({self.dim}) must be a multiple of heads ({self.heads})")
         if self.merge not in MERGE_RULES:
             raise InputError(f"merge rule must be one of {', '.join(MERGE_RULES)}, got {self.merge!r}")
         if self.max_depth < 1 or self.max_edges < 1 or self.max_branch < 1 or self.max_branch_backward < 1:
@@ -109,8 +113,6 @@ class BGRConfig:
     def branch(self, direction: str) -> int:
         """Most candidates matched per step: ``max_branch`` forward, ``max_branch_backward`` backward."""
         return self.max_branch if direction == "forward" else self.max_branch_backward
-        if self.dim % self.heads:
-            raise InputError(f"dim ({self.dim}) must be a multiple of heads ({self.heads})")
 
 
 # ---------------------------------------------------------------------- modules
@@ -140,14 +142,22 @@ class Matcher(nn.Module):
     """Feed-forward matcher: ``[h, e, h*e, |h-e|, q*e (, pair features)] -> logit`` per candidate ``e``.
 
     ``code`` ``[N, dim]``, ``question`` ``[N, dim]``, ``cands`` ``[N, P, dim]``, optional ``pair``
-    ``[N, P, n_pair]`` (see :func:`pair_features`) -> logits ``[N, P]``.
+    ``[N, P, n_pair]`` (see :func:`pair_features`) -> logits ``[N, P]``. With ``wide`` the pair features
+    also enter the logit through a linear term (wide & deep), so the few robust scores (cosines, word
+    overlap) are not drowned by the 5 × ``dim`` vector inputs the network can memorize. With
+    ``interactions_only`` the raw code and candidate vectors are left out (only ``h*e``, ``|h-e|``,
+    ``q*e`` and the pair features): the candidate's own vector lets the network learn which sentences
+    tend to be positives, which does not carry to unseen questions.
     """
 
-    def __init__(self, dim: int, hidden: int = 256, dropout: float = 0.1, n_pair: int = 0) -> None:
+    def __init__(self, dim: int, hidden: int = 256, dropout: float = 0.1, n_pair: int = 0, wide: bool = False,
+                 interactions_only: bool = False) -> None:
         super().__init__()
         self.n_pair = n_pair
+        self.interactions_only = interactions_only
+        self.wide = nn.Linear(n_pair, 1) if wide and n_pair else None
         self.net = nn.Sequential(
-            nn.Linear(5 * dim + n_pair, hidden), nn.GELU(), nn.Dropout(dropout), nn.Linear(hidden, hidden // 2), nn.GELU(),
+            nn.Linear((3 if interactions_only else 5) * dim + n_pair, hidden), nn.GELU(), nn.Dropout(dropout), nn.Linear(hidden, hidden // 2), nn.GELU(),
             nn.Linear(hidden // 2, 1),
         )
 
@@ -155,10 +165,14 @@ class Matcher(nn.Module):
                 pair: torch.Tensor | None = None) -> torch.Tensor:
         h = code.unsqueeze(1).expand_as(cands)
         q = question.unsqueeze(1).expand_as(cands)
-        parts = [h, cands, h * cands, (h - cands).abs(), q * cands]
+        parts = [h * cands, (h - cands).abs(), q * cands]
+        if not self.interactions_only:
+            parts = [h, cands] + parts
         if self.n_pair:
-            parts.append(pair if pair is not None else cands.new_zeros(*cands.shape[:2], self.n_pair))
-        return self.net(torch.cat(parts, dim=-1)).squeeze(-1)
+            pair = pair if pair is not None else cands.new_zeros(*cands.shape[:2], self.n_pair)
+            parts.append(pair)
+        out = self.net(torch.cat(parts, dim=-1)).squeeze(-1)
+        return out + self.wide(pair).squeeze(-1) if self.wide is not None else out
 
 
 #: Number of pair features (:func:`pair_features`).
@@ -213,7 +227,7 @@ class DirectionModel(nn.Module):
         self.proj = nn.Sequential(nn.Linear(cfg.input_dim, cfg.dim), nn.LayerNorm(cfg.dim))
         self.update = PathCodeUpdate(cfg.dim, cfg.heads, cfg.dropout)
         n_pair = N_PAIR + int(cfg.path_text_feature) if cfg.pair_features else 0
-        self.matcher = Matcher(cfg.dim, cfg.hidden, cfg.dropout, n_pair)
+        self.matcher = Matcher(cfg.dim, cfg.hidden, cfg.dropout, n_pair, cfg.wide_pair, cfg.interactions_only)
         self.question_token = nn.Parameter(torch.randn(cfg.dim) * 0.02)
 
     def path_codes(self, question: torch.Tensor, prefix: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
