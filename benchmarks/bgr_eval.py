@@ -264,6 +264,8 @@ def main() -> None:
     ap.add_argument("--top-n", type=int, default=25)
     ap.add_argument("--ged-timeout", type=float, default=1.0)
     ap.add_argument("--path-text", action="store_true", help="add the path-text feature (MDR query cosine)")
+    ap.add_argument("--vector-dropout", type=float, default=0.0,
+                    help="training: drop a row's whole vector block with this probability")
     ap.add_argument("--interactions-only", action="store_true", help="matcher without the raw code/candidate vectors")
     ap.add_argument("--wide-pair", action="store_true", help="pair features also enter the logit linearly (wide & deep)")
     ap.add_argument("--no-pair-features", action="store_true", help="the paper's matcher: encoder vectors only")
@@ -342,7 +344,8 @@ def main() -> None:
     else:
         model, card = train_bgr(train, select, out / "model", BGRConfig(encoder=encoder, pair_features=not args.no_pair_features, path_text_feature=args.path_text,
                                                                      wide_pair=args.wide_pair,
-                                                                     interactions_only=args.interactions_only), TrainConfig(
+                                                                     interactions_only=args.interactions_only,
+                                                                     vector_dropout=args.vector_dropout), TrainConfig(
             epochs=args.epochs, max_minutes=args.max_minutes, dev_limit=args.select_limit, threads=args.threads),
             progress=False, log=lambda m: print(m, file=sys.stderr), card_extra={"dataset": args.dataset},
             encode=lambda t: cache.encode(t))
@@ -350,14 +353,15 @@ def main() -> None:
 
     encode_cached = lambda texts: cache.encode(texts)  # noqa: E731
     shapes = choose_shapes(select, bm25, encode_cached)
-    chains, golden = {}, None
+    chains, golden, result_extra = {}, None, {}
     if args.golden:
         gdir = golden_generator(args, out, train, bm25)
         chains["golden"] = golden_pool_method(gdir, bm25)
         golden = SpanQueryGenerator(SpanSelector.from_pretrained(str(gdir)))
+        result_extra = {"golden_generator": json.loads((gdir / "model_card.json").read_text()).get("oracle")}
     result = {"dataset": args.dataset, "train": len(train), "select": len(select), "encode_seconds": round(encode_s, 1),
               "train_seconds": card["train_seconds"], "selection": card["selection"], "best_epoch": card["best_epoch"],
-              "history": card["history"], "baseline_shapes": shapes, "eval": {}, "latency": {}}
+              "history": card["history"], "baseline_shapes": shapes, "eval": {}, "latency": {}, **result_extra}
     for name, exs in evals.items():
         rows = evaluate_methods(model, exs, bm25=bm25, encode=encode_cached, shapes=shapes,
                                 extra_merges=MERGE_RULES, ged_timeout=args.ged_timeout, chains=chains)

@@ -40,6 +40,8 @@ def train_bgr(
     seed: int = typer.Option(13, help="Seed."),
     path_text: bool = typer.Option(False, "--path-text/--no-path-text",
                                    help="Add the path-text matcher feature (cosine to the re-encoded question + path)."),
+    vector_dropout: float = typer.Option(0.0, min=0.0, max=0.9,
+                                         help="Training: drop a row's whole vector block with this probability."),
 ) -> None:
     """Train the Graph-hop retriever (forward + backward) on a builder dataset; print a JSON summary."""
     from graphhop.models.encoder import set_threads
@@ -55,6 +57,7 @@ def train_bgr(
     dim = int(train[0].question_vec.shape[0]) if train else 384
     cfg = BGRConfig(encoder=emb.model_name, input_dim=dim)
     cfg.path_text_feature = path_text
+    cfg.vector_dropout = vector_dropout
     _, card = run(train, dev, out, cfg, TrainConfig(epochs=epochs, max_minutes=max_minutes, dev_limit=dev_limit,
                                                     threads=threads, seed=seed, patience=patience),
                   progress=True, log=lambda m: typer.echo(m, err=True), card_extra={"data": str(data)},

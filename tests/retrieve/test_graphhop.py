@@ -81,6 +81,19 @@ def test_interactions_only_matcher_ignores_the_raw_candidate_vector():
     assert full.net[0].in_features == 5 * 16
 
 
+def test_vector_dropout_drops_whole_rows_in_training_only():
+    torch.manual_seed(0)
+    m = Matcher(8, 16, dropout=0.0, n_pair=2, vector_dropout=0.5)
+    code, q, cands, pair = torch.randn(400, 8), torch.randn(400, 8), torch.randn(400, 1, 8), torch.randn(400, 1, 2)
+    pair_only = m.net(torch.cat([torch.zeros(400, 1, 5 * 8), pair], dim=-1)).squeeze(-1)
+    m.train()
+    dropped = torch.isclose(m(code, q, cands, pair), pair_only).all(dim=1).float().mean().item()
+    assert 0.4 < dropped < 0.6  # about half the rows see the pair features alone
+    m.eval()
+    assert not torch.isclose(m(code, q, cands, pair), pair_only).any()  # inference keeps every vector
+    assert torch.equal(m(code, q, cands, pair), m(code, q, cands, pair))
+
+
 def test_path_codes_respect_prefix_mask():
     torch.manual_seed(0)
     model = BGRModel(small_cfg()).eval()

@@ -100,6 +100,7 @@ class BGRConfig:
     path_text_feature: bool = False
     wide_pair: bool = False
     interactions_only: bool = False
+    vector_dropout: float = 0.0
 
     def check(self) -> None:
         """Raise :class:`InputError` on impossible values."""
@@ -147,13 +148,16 @@ class Matcher(nn.Module):
     overlap) are not drowned by the 5 × ``dim`` vector inputs the network can memorize. With
     ``interactions_only`` the raw code and candidate vectors are left out (only ``h*e``, ``|h-e|``,
     ``q*e`` and the pair features): the candidate's own vector lets the network learn which sentences
-    tend to be positives, which does not carry to unseen questions.
+    tend to be positives, which does not carry to unseen questions. ``vector_dropout`` (training only)
+    zeroes a whole row's vector block with that probability, so the network must also score from the
+    pair features alone.
     """
 
     def __init__(self, dim: int, hidden: int = 256, dropout: float = 0.1, n_pair: int = 0, wide: bool = False,
-                 interactions_only: bool = False) -> None:
+                 interactions_only: bool = False, vector_dropout: float = 0.0) -> None:
         super().__init__()
         self.n_pair = n_pair
+        self.vector_dropout = vector_dropout
         self.interactions_only = interactions_only
         self.wide = nn.Linear(n_pair, 1) if wide and n_pair else None
         self.net = nn.Sequential(
@@ -168,6 +172,9 @@ class Matcher(nn.Module):
         parts = [h * cands, (h - cands).abs(), q * cands]
         if not self.interactions_only:
             parts = [h, cands] + parts
+        if self.training and self.vector_dropout > 0:  # drop a row's whole vector block: lean on the pair features
+            keep = (torch.rand(cands.shape[0], 1, 1, device=cands.device) >= self.vector_dropout).to(cands.dtype)
+            parts = [x * keep / (1 - self.vector_dropout) for x in parts]
         if self.n_pair:
             pair = pair if pair is not None else cands.new_zeros(*cands.shape[:2], self.n_pair)
             parts.append(pair)
@@ -227,7 +234,8 @@ class DirectionModel(nn.Module):
         self.proj = nn.Sequential(nn.Linear(cfg.input_dim, cfg.dim), nn.LayerNorm(cfg.dim))
         self.update = PathCodeUpdate(cfg.dim, cfg.heads, cfg.dropout)
         n_pair = N_PAIR + int(cfg.path_text_feature) if cfg.pair_features else 0
-        self.matcher = Matcher(cfg.dim, cfg.hidden, cfg.dropout, n_pair, cfg.wide_pair, cfg.interactions_only)
+        self.matcher = Matcher(cfg.dim, cfg.hidden, cfg.dropout, n_pair, cfg.wide_pair, cfg.interactions_only,
+                               cfg.vector_dropout)
         self.question_token = nn.Parameter(torch.randn(cfg.dim) * 0.02)
 
     def path_codes(self, question: torch.Tensor, prefix: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
