@@ -50,30 +50,45 @@ def _run(kind: str, out: Path, names, train, val, cfg, as_json: bool) -> None:
     typer.echo(json.dumps(summary, indent=None if as_json else 1))
 
 
+# Options that `train retriever` and `train reranker` share (typer reads them as defaults).
+_OPT_OUT = typer.Option(..., "--out", "-o", help="Model directory to write (best checkpoint + graphhop_card.json); <out>.ckpt holds the resumable state.")
+_OPT_DATASETS = typer.Option(..., "--datasets", help=_DATASETS_HELP)
+_OPT_DATA = typer.Option(None, "--data", help="Benchmark data root (default: $GRAPHHOP_DATA).")
+_OPT_WARMUP = typer.Option(0.1, "--warmup", help="Warm-up, as a fraction of all steps.")
+_OPT_LIMIT = typer.Option(None, "--limit", help="Use at most N training questions per dataset (seeded shuffle).")
+_OPT_HOLDOUT = typer.Option(10, "--holdout", help="Percent of training questions held out for per-epoch evaluation and best-checkpoint choice.")
+_OPT_VAL_LIMIT = typer.Option(300, "--val-limit", help="Evaluate on at most N held-out questions per epoch.")
+_OPT_MAX_STEPS = typer.Option(None, "--max-steps", help="Stop after N optimizer steps in total.")
+_OPT_MAX_MINUTES = typer.Option(None, "--max-minutes", help="Stop (evaluate, checkpoint) after N minutes; rerun to resume.")
+_OPT_POOL_SIZE = typer.Option(20000, "--pool-size", help="KBs larger than this are ranked within a pool of N facts for mining/evaluation.")
+_OPT_THREADS = typer.Option(2, "--threads", help="torch CPU threads (use 1 on a busy machine: oversubscribed threads made steps ~10x slower here).")
+_OPT_SEED = typer.Option(0, "--seed", help="Random seed (data order, negatives).")
+_OPT_AS_JSON = typer.Option(False, "--json", help="Print the summary as one JSON line.")
+
 def train_retriever(
-    out: Path = typer.Option(..., "--out", "-o", help="Model directory to write (best checkpoint + graphhop_card.json); <out>.ckpt holds the resumable state."),
-    datasets: str = typer.Option(..., "--datasets", help=_DATASETS_HELP),
-    data: Optional[Path] = typer.Option(None, "--data", help="Benchmark data root (default: $GRAPHHOP_DATA)."),
+    out: Path = _OPT_OUT,
+    datasets: str = _OPT_DATASETS,
+    data: Optional[Path] = _OPT_DATA,
     model: Optional[str] = typer.Option(None, "--model", help="Initial bi-encoder (default: bundled all-MiniLM-L6-v2)."),
     epochs: int = typer.Option(2, "--epochs", help="Passes over the training pairs."),
     batch_size: int = typer.Option(32, "--batch-size", help="Pairs per batch (in-batch negatives = batch size - 1)."),
     lr: float = typer.Option(2e-5, "--lr", help="AdamW learning rate (linear warm-up, then linear decay)."),
-    warmup: float = typer.Option(0.1, "--warmup", help="Warm-up, as a fraction of all steps."),
+    warmup: float = _OPT_WARMUP,
     hard_negatives: int = typer.Option(1, "--hard-negatives", help="Mined hard negatives added per pair (0 = in-batch only)."),
     mine_k: int = typer.Option(20, "--mine-k", help="Hard negatives are drawn from the current model's top-K non-gold facts."),
     remine_every: int = typer.Option(1, "--remine-every", help="Re-mine hard negatives with the current model every N epochs (0 = never)."),
     scale: float = typer.Option(20.0, "--scale", help="Similarity scale (inverse temperature) of the contrastive loss."),
     max_length: int = typer.Option(64, "--max-length", help="Max tokens per question or fact."),
-    limit: Optional[int] = typer.Option(None, "--limit", help="Use at most N training questions per dataset (seeded shuffle)."),
+    limit: Optional[int] = _OPT_LIMIT,
     max_positives: int = typer.Option(8, "--max-positives", help="Training pairs per question at most (all gold facts stay excluded from negatives)."),
-    holdout: int = typer.Option(10, "--holdout", help="Percent of training questions held out for per-epoch evaluation and best-checkpoint choice."),
-    val_limit: int = typer.Option(300, "--val-limit", help="Evaluate on at most N held-out questions per epoch."),
-    max_steps: Optional[int] = typer.Option(None, "--max-steps", help="Stop after N optimizer steps in total."),
-    max_minutes: Optional[float] = typer.Option(None, "--max-minutes", help="Stop (evaluate, checkpoint) after N minutes; rerun to resume."),
-    pool_size: int = typer.Option(20000, "--pool-size", help="KBs larger than this are ranked within a pool of N facts for mining/evaluation."),
-    threads: int = typer.Option(2, "--threads", help="torch CPU threads (use 1 on a busy machine: oversubscribed threads made steps ~10x slower here)."),
-    seed: int = typer.Option(0, "--seed", help="Random seed (data order, negatives)."),
-    as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON line."),
+    holdout: int = _OPT_HOLDOUT,
+    val_limit: int = _OPT_VAL_LIMIT,
+    max_steps: Optional[int] = _OPT_MAX_STEPS,
+    max_minutes: Optional[float] = _OPT_MAX_MINUTES,
+    pool_size: int = _OPT_POOL_SIZE,
+    threads: int = _OPT_THREADS,
+    seed: int = _OPT_SEED,
+    as_json: bool = _OPT_AS_JSON,
 ) -> None:
     """Fine-tune the DiFaR bi-encoder on (question, gold fact) pairs with in-batch + hard negatives.
 
@@ -90,31 +105,31 @@ def train_retriever(
 
 
 def train_reranker(
-    out: Path = typer.Option(..., "--out", "-o", help="Model directory to write (best checkpoint + graphhop_card.json); <out>.ckpt holds the resumable state."),
-    datasets: str = typer.Option(..., "--datasets", help=_DATASETS_HELP),
-    data: Optional[Path] = typer.Option(None, "--data", help="Benchmark data root (default: $GRAPHHOP_DATA)."),
+    out: Path = _OPT_OUT,
+    datasets: str = _OPT_DATASETS,
+    data: Optional[Path] = _OPT_DATA,
     model: Optional[str] = typer.Option(None, "--model", help="Cross-encoder backbone: HF name or directory (default: bundled MiniLM + a fresh one-logit head)."),
     miner: Optional[str] = typer.Option(None, "--miner", help="Bi-encoder whose top-K gives the hard negatives and validation candidates (default: MiniLM; or a `train retriever` output)."),
     epochs: int = typer.Option(2, "--epochs", help="Passes over the training questions."),
     batch_size: int = typer.Option(32, "--batch-size", help="(question, fact) pairs per batch."),
     lr: float = typer.Option(3e-5, "--lr", help="AdamW learning rate (linear warm-up, then linear decay)."),
-    warmup: float = typer.Option(0.1, "--warmup", help="Warm-up, as a fraction of all steps."),
+    warmup: float = _OPT_WARMUP,
     hard_negatives: int = typer.Option(3, "--hard-negatives", help="Hard negatives per question: the highest-ranked non-gold facts."),
     random_negatives: int = typer.Option(1, "--random-negatives", help="Random non-gold facts per question."),
     mine_k: int = typer.Option(20, "--mine-k", help="Size of the miner's pool of non-gold candidates per question."),
     remine_every: int = typer.Option(1, "--remine-every", help="Every N epochs, re-rank the pool with the current reranker and take its top non-gold facts (0 = never)."),
     eval_k: int = typer.Option(20, "--eval-k", help="Validation reranks the miner's top-K per held-out question."),
     max_length: int = typer.Option(96, "--max-length", help="Max tokens per (question, fact) pair."),
-    limit: Optional[int] = typer.Option(None, "--limit", help="Use at most N training questions per dataset (seeded shuffle)."),
+    limit: Optional[int] = _OPT_LIMIT,
     max_positives: int = typer.Option(8, "--max-positives", help="Positive pairs per question at most (all gold facts stay excluded from negatives)."),
-    holdout: int = typer.Option(10, "--holdout", help="Percent of training questions held out for per-epoch evaluation and best-checkpoint choice."),
-    val_limit: int = typer.Option(300, "--val-limit", help="Evaluate on at most N held-out questions per epoch."),
-    max_steps: Optional[int] = typer.Option(None, "--max-steps", help="Stop after N optimizer steps in total."),
-    max_minutes: Optional[float] = typer.Option(None, "--max-minutes", help="Stop (evaluate, checkpoint) after N minutes; rerun to resume."),
-    pool_size: int = typer.Option(20000, "--pool-size", help="KBs larger than this are ranked within a pool of N facts for mining/evaluation."),
-    threads: int = typer.Option(2, "--threads", help="torch CPU threads (use 1 on a busy machine: oversubscribed threads made steps ~10x slower here)."),
-    seed: int = typer.Option(0, "--seed", help="Random seed (data order, negatives)."),
-    as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON line."),
+    holdout: int = _OPT_HOLDOUT,
+    val_limit: int = _OPT_VAL_LIMIT,
+    max_steps: Optional[int] = _OPT_MAX_STEPS,
+    max_minutes: Optional[float] = _OPT_MAX_MINUTES,
+    pool_size: int = _OPT_POOL_SIZE,
+    threads: int = _OPT_THREADS,
+    seed: int = _OPT_SEED,
+    as_json: bool = _OPT_AS_JSON,
 ) -> None:
     """Train a DiFaR² cross-encoder reranker with BCE on gold facts vs. the retriever's most confusing facts.
 

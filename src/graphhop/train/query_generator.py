@@ -46,21 +46,13 @@ class OracleStats:
 
 
 def query_examples(
-    examples: Sequence[TextQAExample],
-    search: GoldEnSearch,
-    per_hop: int = 5,
-    max_words: int = 50,
-    stop_examples: bool = True,
-    stats: OracleStats | None = None,
-    select: str = "shortest",
+    examples: Sequence[TextQAExample], search: GoldEnSearch, stats: OracleStats | None = None, **options: Any
 ) -> list[SpanExample]:
-    """Span-selector examples from the oracle trajectories of ``examples`` over ``search``'s index."""
+    """Span-selector examples from the oracle trajectories of ``examples`` over ``search``'s index;
+    ``options`` are :func:`trajectory_examples`'s (``per_hop``, ``max_words``, ``stop_examples``, ``select``)."""
     stats = stats if stats is not None else OracleStats()
-    out: list[SpanExample] = []
-    for ex in examples:
-        out += trajectory_examples(ex.id, ex.question, search, ex.gold, ex.ordered, per_hop, max_words, stop_examples,
-                                   stats, select)
-    return out
+    return [span for ex in examples
+            for span in trajectory_examples(ex.id, ex.question, search, ex.gold, ex.ordered, stats=stats, **options)]
 
 
 def trajectory_examples(
