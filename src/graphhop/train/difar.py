@@ -339,6 +339,30 @@ def _pair_list(data: TrainData, epoch: int, seed: int) -> list[tuple[int, str]]:
     return pairs
 
 
+def _end_epoch(kind: str, out: Path, save_model: Callable[[Path], None], optimizer: Any, scheduler: Any, state: dict[str, Any],
+               negatives: Any, metrics: dict[str, float], remined: bool, epoch: int, n_batches: int, loss_log: list,
+               partial: bool, stopped: bool, total: int, cfg: TrainConfig, train: TrainData, val: TrainData,
+               datasets: Sequence[str] | None, clock: "_Clock", log: Callable[[str], None]) -> bool:
+    """End of an epoch (or of a partial one): history and log line, best checkpoint by dev Hits@1, resumable
+    checkpoint; returns whether training stops (time or step limit)."""
+    from graphhop.models.encoder import canonical_model_name
+
+    done = epoch + state["batch"] / max(1, n_batches)
+    state["history"].append({"epoch": round(done, 3), "step": state["global_step"], "loss": _mean_tail(loss_log, n_batches), **metrics})
+    log(f"epoch {done:.2f}: val {_fmt(metrics)}" + (" (re-mined negatives)" if remined else ""))
+    if not partial:
+        state["epoch"], state["batch"] = epoch + 1, 0
+    if metrics["Hits@1"] > state["best"]:
+        state["best"], state["best_epoch"] = metrics["Hits@1"], round(done, 3)
+        _save_best(out, save_model, _card(kind, cfg, train, val, datasets, state, canonical_model_name(cfg.model), clock))
+    _save_checkpoint(out, save_model, optimizer, scheduler, state, negatives)
+    if stopped or state["global_step"] >= total:
+        if stopped and clock.over():
+            log(f"time limit reached at step {state['global_step']}; rerun the same command to resume")
+        return True
+    return False
+
+
 def train_retriever(
     train: TrainData,
     val: TrainData,
@@ -426,18 +450,8 @@ def train_retriever(
         remined = mined is not None
         if mined is not None:
             negatives = mined
-        done = epoch + state["batch"] / max(1, len(batches))
-        state["history"].append({"epoch": round(done, 3), "step": state["global_step"], "loss": _mean_tail(loss_log, len(batches)), **metrics})
-        log(f"epoch {done:.2f}: val {_fmt(metrics)}" + (" (re-mined negatives)" if remined else ""))
-        if not partial:
-            state["epoch"], state["batch"] = epoch + 1, 0
-        if metrics["Hits@1"] > state["best"]:
-            state["best"], state["best_epoch"] = metrics["Hits@1"], round(done, 3)
-            _save_best(out, save_model, _card("retriever", cfg, train, val, datasets, state, canonical_model_name(cfg.model), clock))
-        _save_checkpoint(out, save_model, optimizer, scheduler, state, negatives)
-        if stopped or state["global_step"] >= total:
-            if stopped and clock.over():
-                log(f"time limit reached at step {state['global_step']}; rerun the same command to resume")
+        if _end_epoch("retriever", out, save_model, optimizer, scheduler, state, negatives, metrics, remined, epoch,
+                      len(batches), loss_log, partial, stopped, total, cfg, train, val, datasets, clock, log):
             break
     card = _card("retriever", cfg, train, val, datasets, state, canonical_model_name(cfg.model), clock, finished=state["epoch"] >= cfg.epochs or state["global_step"] >= total)
     _update_card(out, card)
@@ -598,18 +612,8 @@ def train_reranker(
             ranked = _rerank_lists(model, tokenizer, train, pool_lists, cfg)
             negatives = [r[: cfg.hard_negatives] for r in ranked]
             remined = True
-        done = epoch + state["batch"] / max(1, len(batches))
-        state["history"].append({"epoch": round(done, 3), "step": state["global_step"], "loss": _mean_tail(loss_log, len(batches)), **metrics})
-        log(f"epoch {done:.2f}: val {_fmt(metrics)}" + (" (re-mined negatives)" if remined else ""))
-        if not partial:
-            state["epoch"], state["batch"] = epoch + 1, 0
-        if metrics["Hits@1"] > state["best"]:
-            state["best"], state["best_epoch"] = metrics["Hits@1"], round(done, 3)
-            _save_best(out, save_model, _card("reranker", cfg, train, val, datasets, state, canonical_model_name(cfg.model), clock))
-        _save_checkpoint(out, save_model, optimizer, scheduler, state, saved_negs())
-        if stopped or state["global_step"] >= total:
-            if stopped and clock.over():
-                log(f"time limit reached at step {state['global_step']}; rerun the same command to resume")
+        if _end_epoch("reranker", out, save_model, optimizer, scheduler, state, saved_negs(), metrics, remined, epoch,
+                      len(batches), loss_log, partial, stopped, total, cfg, train, val, datasets, clock, log):
             break
     card = _card("reranker", cfg, train, val, datasets, state, canonical_model_name(cfg.model), clock, finished=state["epoch"] >= cfg.epochs or state["global_step"] >= total)
     if (out / CARD_NAME).is_file():
