@@ -1,14 +1,19 @@
-"""Pieces shared by the training loops: AdamW with linear warm-up, and one epoch of steps."""
+"""Pieces shared by the training loops: AdamW with linear warm-up, one epoch of steps, and the
+fine-tuning loop of the span models (GoldEn's query generator, the span reader)."""
 
 from __future__ import annotations
 
+import copy
 import random
 import time
+from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 import torch
 
-__all__ = ["adamw_with_warmup", "run_epoch"]
+from graphhop.core import InputError
+
+__all__ = ["adamw_with_warmup", "run_epoch", "TrainResult", "fine_tune"]
 
 
 def adamw_with_warmup(
@@ -68,3 +73,91 @@ def run_epoch(
         bar.set_postfix(epoch=epoch, loss=f"{running / n_batches:.3f}")
     model.eval()
     return steps_done, running / max(1, n_batches), stopped
+
+
+@dataclass
+class TrainResult:
+    """What a run did: optimizer steps, seconds, per-epoch history, the best epoch (0 = before training)
+    and its dev metrics, and whether the time limit stopped it."""
+
+    steps: int
+    seconds: float
+    history: list[dict[str, Any]] = field(default_factory=list)
+    best_epoch: int = 0
+    best: dict[str, float] = field(default_factory=dict)
+    stopped_early: bool = False
+
+
+def fine_tune(
+    model: torch.nn.Module,
+    loss_fn: Callable[[list], torch.Tensor],
+    train: Sequence,
+    evaluate: Callable[[], dict[str, float]] | None = None,
+    *,
+    epochs: int = 3,
+    batch_size: int = 16,
+    lr: float = 5e-5,
+    warmup: float = 0.1,
+    weight_decay: float = 0.01,
+    max_steps: int | None = None,
+    max_minutes: float | None = None,
+    seed: int = 0,
+    progress: bool = True,
+    desc: str = "train",
+    evaluate_before: bool = False,
+    on_best: Callable[[int, TrainResult], None] | None = None,
+) -> TrainResult:
+    """Fine-tune ``model`` in place: AdamW with warm-up, ``epochs`` passes (or ``max_steps`` /
+    ``max_minutes``), ``evaluate()`` (dev metrics with an ``f1`` key) after every epoch — and before
+    training with ``evaluate_before`` — and the best epoch by dev F1 restored at the end (without
+    ``evaluate``: the last). ``on_best(epoch, result)`` is called whenever the best epoch changes."""
+    from tqdm.auto import tqdm
+
+    if not train:
+        raise InputError("no training examples")
+    if epochs < 1 or batch_size < 1:
+        raise InputError(f"epochs and batch size must be positive (got {epochs}, {batch_size})")
+    rng = random.Random(seed)
+    torch.manual_seed(seed)
+    per_epoch = (len(train) + batch_size - 1) // batch_size
+    total = per_epoch * epochs if max_steps is None else min(max_steps, per_epoch * epochs)
+    opt, sched = adamw_with_warmup(model, lr, weight_decay, warmup, total)
+    result = TrainResult(steps=0, seconds=0.0)
+    t0 = time.perf_counter()
+    deadline = t0 + max_minutes * 60 if max_minutes else None
+    best_state: dict[str, torch.Tensor] | None = None
+    best_f1 = float("-inf")
+
+    def finish_epoch(epoch: int, row: dict[str, Any]) -> None:
+        nonlocal best_state, best_f1
+        if evaluate is not None:
+            row.update({f"dev_{k}": v for k, v in evaluate().items() if k != "n"})
+        result.history.append(row)
+        if evaluate is not None:
+            if row["dev_f1"] <= best_f1:
+                return
+            best_f1 = row["dev_f1"]
+            best_state = copy.deepcopy(model.state_dict())
+        result.best_epoch = epoch
+        result.best = {k: v for k, v in row.items() if k.startswith("dev_")}
+        result.seconds = time.perf_counter() - t0
+        if on_best is not None:
+            on_best(epoch, result)
+
+    if evaluate is not None and evaluate_before:
+        finish_epoch(0, {"epoch": 0, "steps": 0})
+    bar = tqdm(total=total, desc=desc, unit="step", disable=not progress)
+    order = list(range(len(train)))
+    for epoch in range(1, epochs + 1):
+        if result.steps >= total or result.stopped_early:
+            break
+        result.steps, train_loss, result.stopped_early = run_epoch(
+            model, loss_fn, train, order, batch_size, opt, sched, result.steps, total, rng, bar, epoch, deadline)
+        finish_epoch(epoch, {"epoch": epoch, "steps": result.steps, "train_loss": train_loss})
+        bar.write(" ".join(f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}" for k, v in result.history[-1].items()))
+    bar.close()
+    if best_state is not None:
+        model.load_state_dict(best_state)
+    model.eval()
+    result.seconds = time.perf_counter() - t0
+    return result

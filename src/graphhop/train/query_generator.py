@@ -5,28 +5,24 @@ Training data comes from :func:`graphhop.retrieve.golden.oracle_trajectory`: one
 example per question (the context after the last gold hop, null span) that teaches the learned stop
 criterion. Hops whose oracle query never retrieves its target (in the top 50) are left out.
 
-The loop is AdamW with linear warm-up and decay, a tqdm progress bar, an evaluation on dev after
+The loop (:func:`graphhop.train.common.fine_tune`, shared with the span reader) is AdamW with linear
+warm-up and decay, a tqdm progress bar, an evaluation on dev after
 every epoch (span exact match / token F1 against the oracle spans, null accuracy), and the best
 epoch (dev F1) kept and saved.
 """
 
 from __future__ import annotations
 
-import copy
-import random
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
-
-import torch
 
 from graphhop.core import InputError
 from graphhop.datasets.textqa import TextQAExample
 from graphhop.metrics.qa import token_f1
 from graphhop.models.span import SpanExample, SpanSelector
 from graphhop.retrieve.golden import GoldEnSearch, hop_prompt, oracle_trajectory
-from graphhop.train.common import adamw_with_warmup, run_epoch
+from graphhop.train.common import TrainResult, fine_tune
 
 __all__ = ["OracleStats", "query_examples", "trajectory_examples", "evaluate_spans", "TrainResult", "train_span_selector"]
 
@@ -112,17 +108,6 @@ def evaluate_spans(selector: SpanSelector, examples: Sequence[SpanExample], batc
     return {"exact": exact / n, "f1": f1 / n, "null_acc": null_ok / n}
 
 
-@dataclass
-class TrainResult:
-    """What a run did: optimizer steps, seconds, per-epoch dev metrics, the best epoch and its metrics."""
-
-    steps: int
-    seconds: float
-    history: list[dict[str, Any]] = field(default_factory=list)
-    best_epoch: int = 0
-    best: dict[str, float] = field(default_factory=dict)
-
-
 def train_span_selector(
     selector: SpanSelector,
     train: Sequence[SpanExample],
@@ -142,62 +127,14 @@ def train_span_selector(
     """Fine-tune ``selector`` in place; with dev examples the best epoch (dev F1) is restored at the end
     (without dev: the last). With ``out`` the result is saved there, its card holding data, steps and
     metrics."""
-    from tqdm.auto import tqdm
-
     if not train:
         raise InputError("no training examples (did the oracle find any query?)")
-    if epochs < 1 or batch_size < 1:
-        raise InputError(f"epochs and batch size must be positive (got {epochs}, {batch_size})")
-    rng = random.Random(seed)
-    torch.manual_seed(seed)
-    model = selector.model
-    steps_per_epoch = (len(train) + batch_size - 1) // batch_size
-    total = steps_per_epoch * epochs if max_steps is None else min(max_steps, steps_per_epoch * epochs)
-    opt, sched = adamw_with_warmup(model, lr, weight_decay, warmup, total)
-    result = TrainResult(steps=0, seconds=0.0)
-    best_state: dict[str, torch.Tensor] | None = None
-    best_f1 = -1.0
-    t0 = time.perf_counter()
-    bar = tqdm(total=total, desc="train span selector", unit="step", disable=not progress)
-    order = list(range(len(train)))
-    for epoch in range(1, epochs + 1):
-        if result.steps >= total:
-            break
-        result.steps, train_loss, _ = run_epoch(model, selector.loss, train, order, batch_size, opt, sched, result.steps, total, rng, bar, epoch)
-        row: dict[str, Any] = {"epoch": epoch, "steps": result.steps, "train_loss": train_loss}
-        if dev:
-            row.update({f"dev_{k}": v for k, v in evaluate_spans(selector, dev).items()})
-            if row["dev_f1"] > best_f1:
-                best_f1 = row["dev_f1"]
-                best_state = copy.deepcopy(model.state_dict())
-                result.best_epoch = epoch
-                result.best = {k: v for k, v in row.items() if k.startswith("dev_")}
-        result.history.append(row)
-        bar.write(" ".join(f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()))
-    bar.close()
-    if best_state is not None:
-        model.load_state_dict(best_state)
-    else:
-        result.best_epoch = len(result.history)
-    model.eval()
-    result.seconds = time.perf_counter() - t0
+    result = fine_tune(selector.model, selector.loss, train, (lambda: evaluate_spans(selector, dev)) if dev else None,
+                       epochs=epochs, batch_size=batch_size, lr=lr, warmup=warmup, weight_decay=weight_decay,
+                       max_steps=max_steps, seed=seed, progress=progress, desc="train span selector")
     if out is not None:
-        meta = dict(card or {})
-        meta.update(
-            {
-                "steps": result.steps,
-                "epochs": epochs,
-                "batch_size": batch_size,
-                "lr": lr,
-                "warmup": warmup,
-                "seed": seed,
-                "train_examples": len(train),
-                "dev_examples": len(dev),
-                "best_epoch": result.best_epoch,
-                "metrics": result.best,
-                "history": result.history,
-                "train_seconds": round(result.seconds, 1),
-            }
-        )
-        selector.save(out, meta)
+        selector.save(out, {**(card or {}), "steps": result.steps, "epochs": epochs, "batch_size": batch_size, "lr": lr,
+                            "warmup": warmup, "seed": seed, "train_examples": len(train), "dev_examples": len(dev),
+                            "best_epoch": result.best_epoch, "metrics": result.best, "history": result.history,
+                            "train_seconds": round(result.seconds, 1)})
     return result

@@ -6,34 +6,15 @@ epoch, and the best checkpoint (dev F1) saved atomically to ``out`` whenever dev
 
 from __future__ import annotations
 
-import copy
-import random
-import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-import torch
-
-from graphhop.core import InputError
 from graphhop.metrics.qa import qa_scores
 from graphhop.models.span import SpanExample
 from graphhop.read.span import SpanReader
-from graphhop.train.common import adamw_with_warmup, run_epoch
+from graphhop.train.common import TrainResult, fine_tune
 
-__all__ = ["ReaderTrainResult", "evaluate_reader", "train_span_reader"]
-
-
-@dataclass
-class ReaderTrainResult:
-    """Steps, seconds, per-epoch history, the best epoch (0 = before training) and its dev metrics."""
-
-    steps: int
-    seconds: float
-    history: list[dict[str, Any]] = field(default_factory=list)
-    best_epoch: int = 0
-    best: dict[str, float] = field(default_factory=dict)
-    stopped_early: bool = False
+__all__ = ["evaluate_reader", "train_span_reader"]
 
 
 def evaluate_reader(reader: SpanReader, examples: Sequence[SpanExample], batch_size: int = 16) -> dict[str, float]:
@@ -62,64 +43,21 @@ def train_span_reader(
     progress: bool = True,
     card: dict[str, Any] | None = None,
 ) -> ReaderTrainResult:
-    """Fine-tune ``reader`` in place (the best state is restored at the end) and save it to ``out``."""
-    from tqdm.auto import tqdm
+    """Fine-tune ``reader`` in place (the best state is restored at the end) and save it to ``out``
+    whenever dev F1 improves (and once at the end if it never beat the untrained model)."""
+    meta = {**(card or {}), "epochs": epochs, "batch_size": batch_size, "lr": lr, "warmup": warmup, "seed": seed,
+            "train_examples": len(train), "dev_examples": len(dev)}
 
-    if not train:
-        raise InputError("no training examples")
-    if epochs < 1 or batch_size < 1:
-        raise InputError(f"epochs and batch size must be positive (got {epochs}, {batch_size})")
-    rng = random.Random(seed)
-    torch.manual_seed(seed)
-    model = reader.selector.model
-    per_epoch = (len(train) + batch_size - 1) // batch_size
-    total = per_epoch * epochs if max_steps is None else min(max_steps, per_epoch * epochs)
-    opt, sched = adamw_with_warmup(model, lr, weight_decay, warmup, total)
-    result = ReaderTrainResult(steps=0, seconds=0.0)
-    t0 = time.perf_counter()
-    deadline = t0 + max_minutes * 60 if max_minutes else None
-    meta = dict(card or {})
-    meta.update({"epochs": epochs, "batch_size": batch_size, "lr": lr, "warmup": warmup, "seed": seed,
-                 "train_examples": len(train), "dev_examples": len(dev)})
-    best_state: dict[str, torch.Tensor] | None = None
-    best_f1 = -1.0
-
-    def checkpoint(epoch: int, row: dict[str, Any]) -> None:
-        nonlocal best_state, best_f1
-        if dev and row.get("dev_f1", -1.0) <= best_f1:
-            return
-        best_f1 = row.get("dev_f1", best_f1)
-        best_state = copy.deepcopy(model.state_dict())
-        result.best_epoch = epoch
-        result.best = {k: v for k, v in row.items() if k.startswith("dev_")}
-        if out is not None and epoch > 0:
+    def save(epoch: int, result: TrainResult) -> None:
+        if out is not None:
             reader.save(out, {**meta, "steps": result.steps, "best_epoch": epoch, "metrics": result.best,
-                              "history": result.history, "train_seconds": round(time.perf_counter() - t0, 1)})
+                              "history": result.history, "train_seconds": round(result.seconds, 1)})
 
-    if dev:
-        row0 = {"epoch": 0, "steps": 0, **{f"dev_{k}": v for k, v in evaluate_reader(reader, dev).items() if k != "n"}}
-        result.history.append(row0)
-        checkpoint(0, row0)
-    bar = tqdm(total=total, desc="train span reader", unit="step", disable=not progress)
-    order = list(range(len(train)))
-    for epoch in range(1, epochs + 1):
-        if result.steps >= total or result.stopped_early:
-            break
-        result.steps, train_loss, result.stopped_early = run_epoch(
-            model, reader.selector.loss, train, order, batch_size, opt, sched, result.steps, total, rng, bar, epoch, deadline
-        )
-        row: dict[str, Any] = {"epoch": epoch, "steps": result.steps, "train_loss": train_loss}
-        if dev:
-            row.update({f"dev_{k}": v for k, v in evaluate_reader(reader, dev).items() if k != "n"})
-        result.history.append(row)
-        bar.write(" ".join(f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()))
-        checkpoint(epoch, row)
-    bar.close()
-    if best_state is not None:
-        model.load_state_dict(best_state)
-    model.eval()
-    result.seconds = time.perf_counter() - t0
-    if out is not None and result.best_epoch == 0:  # dev never improved on the untrained model: still save
-        reader.save(out, {**meta, "steps": result.steps, "best_epoch": 0, "metrics": result.best, "history": result.history,
-                          "train_seconds": round(result.seconds, 1)})
+    result = fine_tune(reader.selector.model, reader.selector.loss, train,
+                       (lambda: evaluate_reader(reader, dev)) if dev else None, epochs=epochs, batch_size=batch_size,
+                       lr=lr, warmup=warmup, weight_decay=weight_decay, max_steps=max_steps, max_minutes=max_minutes,
+                       seed=seed, progress=progress, desc="train span reader", evaluate_before=True,
+                       on_best=lambda epoch, r: save(epoch, r) if epoch > 0 else None)
+    if result.best_epoch == 0:  # dev never improved on the untrained model: still save
+        save(0, result)
     return result
