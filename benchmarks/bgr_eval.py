@@ -38,11 +38,11 @@ import numpy as np  # noqa: E402
 from graphhop.datasets.builder import read_records  # noqa: E402
 from graphhop.graph import EvidenceGraph  # noqa: E402
 from graphhop.retrieve.baselines import PoolBM25, golden_chain, ids_to_graph  # noqa: E402
-from graphhop.models.span import SpanSelector  # noqa: E402
-from graphhop.retrieve.golden import GoldEnSearch, SpanQueryGenerator  # noqa: E402
+from graphhop.retrieve.golden import GoldEnSearch  # noqa: E402
 from graphhop.retrieve.graphhop import MERGE_RULES, BGRConfig, BGRRetriever, CandidatePool, load_model  # noqa: E402
 from graphhop.train.bgr import (  # noqa: E402
     BGRExample, EmbeddingCache, TrainConfig, _depth_key, choose_shapes, evaluate_methods, golden_pool_method,
+    golden_generator,
     finetune_encoder, load_examples, train_bgr, train_pool_generator,
 )
 
@@ -355,9 +355,9 @@ def main() -> None:
     shapes = choose_shapes(select, bm25, encode_cached)
     chains, golden, result_extra = {}, None, {}
     if args.golden:
-        gdir = golden_generator(args, out, train, bm25)
-        chains["golden"] = golden_pool_method(gdir, bm25)
-        golden = SpanQueryGenerator(SpanSelector.from_pretrained(str(gdir)))
+        gdir = train_or_reuse_golden(args, out, train, bm25)
+        golden = golden_generator(gdir)
+        chains["golden"] = golden_pool_method(golden, bm25)
         result_extra = {"golden_generator": json.loads((gdir / "model_card.json").read_text()).get("oracle")}
     result = {"dataset": args.dataset, "train": len(train), "select": len(select), "encode_seconds": round(encode_s, 1),
               "train_seconds": card["train_seconds"], "selection": card["selection"], "best_epoch": card["best_epoch"],
@@ -422,7 +422,7 @@ def open_db(args: argparse.Namespace, recs: dict[str, list[dict]], collection: l
     return db_ids, db_texts, db_vecs, text_to_db, open_ex
 
 
-def golden_generator(args: argparse.Namespace, out: Path, train: list[BGRExample], bm25: PoolBM25) -> Path:
+def train_or_reuse_golden(args: argparse.Namespace, out: Path, train: list[BGRExample], bm25: PoolBM25) -> Path:
     """Train GoldEn's pool query generator on the training questions (or reuse ``<out>/golden-generator``)."""
     gdir = out / "golden-generator"
     if not (gdir / "model.safetensors").exists():
@@ -448,8 +448,9 @@ def add_golden(args: argparse.Namespace, out: Path, train: list[BGRExample], eva
                recs: dict[str, list[dict]], collection: list[str], bm25: PoolBM25, cache: EmbeddingCache) -> None:
     """Add GoldEn rows (closed and, when run, open) to an earlier run's ``results.json`` / ``results.md``."""
     result = json.loads((out / "results.json").read_text())
-    gdir = golden_generator(args, out, train, bm25)
-    chains = {"golden": golden_pool_method(gdir, bm25)}
+    gdir = train_or_reuse_golden(args, out, train, bm25)
+    generator = golden_generator(gdir)
+    chains = {"golden": golden_pool_method(generator, bm25)}
     for name, exs in evals.items():
         rows = evaluate_methods(None, exs, methods=(), bm25=bm25, chains=chains, ged_timeout=args.ged_timeout)
         result["eval"][name] = insert_after(result["eval"][name], rows)
@@ -459,7 +460,7 @@ def add_golden(args: argparse.Namespace, out: Path, train: list[BGRExample], eva
         n_open = next(iter(result["open"]["methods"].values()))["by_type"]["all"]["n"]
         o = open_eval(model, open_ex[:n_open], db_ids, db_texts, db_vecs, text_to_db, cache, args.top_n,
                       out / "open-index", args.ged_timeout, result.get("baseline_shapes"),
-                      golden=SpanQueryGenerator(SpanSelector.from_pretrained(str(gdir))), only=["golden"])
+                      golden=generator, only=["golden"])
         result["open"]["methods"] = insert_after(result["open"]["methods"], o["methods"])
     result["golden_generator"] = json.loads((gdir / "model_card.json").read_text()).get("oracle")
     write_results(out, result)

@@ -43,7 +43,7 @@ def run(name: str, data_dir: Path, bgr_dir: Path, cache_dir: Path, limit: int, m
     from graphhop.read.ops import OperationReader
     from graphhop.retrieve.baselines import PoolBM25
     from graphhop.retrieve.graphhop import BGRRetriever, load_model
-    from graphhop.train.bgr import EmbeddingCache, golden_pool_method, load_examples, method_graph
+    from graphhop.train.bgr import EmbeddingCache, golden_generator, golden_pool_method, load_examples, method_graph
 
     splits = {s: list(read_records(data_dir / f"{s}.jsonl")) for s in ("train", "dev", "test") if (data_dir / f"{s}.jsonl").exists()}
     recs = [r for r in splits["dev"] if r.get("evidence")][:limit]
@@ -55,7 +55,7 @@ def run(name: str, data_dir: Path, bgr_dir: Path, cache_dir: Path, limit: int, m
     chains = {}
     gdir = bgr_dir / name / "golden-generator"
     if (gdir / "model.safetensors").exists():
-        chains["golden"] = golden_pool_method(gdir, bm25)
+        chains["golden"] = golden_pool_method(golden_generator(gdir), bm25)
     results = json.loads((bgr_dir / name / "results.json").read_text()) if (bgr_dir / name / "results.json").exists() else {}
     shapes = results.get("baseline_shapes", {})
     hops = max(int(r.get("hops") or 1) for r in recs)

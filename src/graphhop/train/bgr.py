@@ -70,6 +70,7 @@ __all__ = [
     "finetune_encoder",
     "gold_order",
     "train_pool_generator",
+    "golden_generator",
     "golden_pool_method",
 ]
 
@@ -721,14 +722,18 @@ def train_pool_generator(
     return card
 
 
-def golden_pool_method(generator_dir: str | Path, bm25: Any) -> Callable[[BGRExample, int], list[str]]:
-    """GoldEn over a pool as a chain baseline for :func:`evaluate_methods`: ``k`` hops, each the best
-    unused BM25 hit of the trained generator's query (see :func:`graphhop.retrieve.baselines.golden_chain`)."""
+def golden_generator(generator_dir: str | Path) -> Any:
+    """The query generator saved by :func:`train_pool_generator` (a span selector), loaded once."""
     from graphhop.models.span import SpanSelector
-    from graphhop.retrieve.baselines import PoolSearch, golden_chain
     from graphhop.retrieve.golden import SpanQueryGenerator
 
-    generator = SpanQueryGenerator(SpanSelector.from_pretrained(str(generator_dir)))
+    return SpanQueryGenerator(SpanSelector.from_pretrained(str(generator_dir)))
+
+
+def golden_pool_method(generator: Any, bm25: Any) -> Callable[[BGRExample, int], list[str]]:
+    """GoldEn over a pool as a chain baseline for :func:`evaluate_methods`: ``k`` hops, each the best
+    unused BM25 hit of ``generator``'s query (see :func:`graphhop.retrieve.baselines.golden_chain`)."""
+    from graphhop.retrieve.baselines import PoolSearch, golden_chain
 
     def run(ex: BGRExample, k: int) -> list[str]:
         return golden_chain(ex.query, PoolSearch(bm25, ex.pool.ids, ex.pool.texts), generator, k)
