@@ -297,7 +297,8 @@ def test_text_domain(domain: Path) -> None:
 
 def test_suite_layout_and_unique_ids() -> None:
     """Two KG domains and two text domains; question ids unique across the whole suite."""
-    assert KG_DIRS, "no kg_* domain under tests/regression"
+    assert len(KG_DIRS) >= 2, f"want two kg_* domains, found {[d.name for d in KG_DIRS]}"
+    assert len(TEXT_DIRS) >= 2, f"want two text_* domains, found {[d.name for d in TEXT_DIRS]}"
     ids = [q["id"] for d in KG_DIRS + TEXT_DIRS for q in load_jsonl(d / "questions.jsonl")]
     dup = [i for i, n in Counter(ids).items() if n > 1]
     assert not dup, f"duplicate question ids: {dup}"
