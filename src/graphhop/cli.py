@@ -197,7 +197,7 @@ def demo_cmd(
 
 def _register_method_commands() -> None:
     """Commands that live in the methods' own modules (imported here, registered once)."""
-    from graphhop import cli_ask, cli_bgr, cli_dataset, cli_golden, cli_train
+    from graphhop import cli_ask, cli_bgr, cli_dataset, cli_golden, cli_serve, cli_train
 
     train = typer.Typer(help="Train models: retriever, reranker (DiFaR²), query generator (GoldEn), bgr, reader.",
                         no_args_is_help=True)
@@ -208,6 +208,7 @@ def _register_method_commands() -> None:
     train.command("reader")(cli_ask.train_reader)
     app.add_typer(train, name="train")
     app.command("ask")(cli_ask.ask)
+    app.command("serve")(cli_serve.serve)
     app.command("eval-golden")(cli_golden.golden_eval)
     app.command("eval-bgr")(cli_bgr.eval_bgr)
     app.command("build-dataset")(cli_dataset.build_dataset)
