@@ -6,7 +6,7 @@ import pytest
 from graphhop.core import Fact, InputError
 from graphhop.index.dense import DenseIndex, DenseOptions
 from graphhop.index.directory import KnowledgeIndex, build_index, documents_from_facts
-from graphhop.index.manifest import atomic_dir
+from graphhop.io import atomic_dir
 from graphhop.index.sparse import SparseIndex, SparseOptions, bigrams
 
 FACTS = [
@@ -96,6 +96,12 @@ def test_mismatched_model_or_dimension(built, tmp_path):
     m = json.loads((copy / "manifest.json").read_text())
     m["dense"]["dim"] = 768
     (copy / "manifest.json").write_text(json.dumps(m))
+    with pytest.raises(InputError, match="digest mismatch: a field was edited"):
+        KnowledgeIndex.open(copy)
+    from graphhop.index.manifest import manifest_digest
+
+    m["digest"] = manifest_digest(m)  # a consistent manifest that still disagrees with dense.faiss
+    (copy / "manifest.json").write_text(json.dumps(m))
     with pytest.raises(InputError, match="dimension 384, manifest says 5 of dimension 768"):
         KnowledgeIndex.open(copy).dense
 
@@ -124,9 +130,11 @@ def test_atomic_dir_replaces_on_success(tmp_path):
     target = tmp_path / "t"
     target.mkdir()
     (target / "old").write_text("x")
+    (target / "manifest.json").write_text("{}")
     with atomic_dir(target, overwrite=True) as tmp:
         (tmp / "new").write_text("y")
     assert (target / "new").exists() and not (target / "old").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t"]  # no temp, old or lock leftovers
 
 
 def test_sparse_best_field_title_boost_and_ties(tmp_path):
@@ -166,3 +174,40 @@ def test_hnsw_sq_matches_flat_on_small_set():
     assert (ph[:, 0] == pf[:, 0]).mean() >= 0.95
     _, deep = hnsw.search(vecs[:2], 300)  # k above ef_search still returns k results
     assert (deep >= 0).sum(axis=1).min() == 300
+
+
+def test_manifest_must_list_every_file_and_every_field_is_checked(built, tmp_path):
+    import shutil
+
+    from graphhop.index.manifest import manifest_digest
+
+    def variant(name, edit, sign=True):
+        copy = tmp_path / name
+        shutil.copytree(built, copy)
+        m = json.loads((copy / "manifest.json").read_text())
+        edit(m, copy)
+        if sign:
+            m["digest"] = manifest_digest(m)
+        (copy / "manifest.json").write_text(json.dumps(m))
+        return copy
+
+    def empty_files_truncated_faiss(m, copy):
+        m["files"] = {}
+        (copy / "dense.faiss").write_bytes((copy / "dense.faiss").read_bytes()[:100])
+
+    cases = [
+        (variant("a", empty_files_truncated_faiss), "field 'files' is empty"),
+        (variant("b", lambda m, c: m["files"].pop("dense.faiss")), "does not list dense.faiss"),
+        (variant("c", lambda m, c: m.update(doc_type="passages"), sign=False), "digest mismatch"),
+        (variant("d", lambda m, c: m["dense"].update(model="other/model"), sign=False), "digest mismatch"),
+        (variant("e", lambda m, c: m.update(doc_type="passages")), "do not match the manifest's doc_type 'passages'"),
+        (variant("f", lambda m, c: m.update(count="5")), "field 'count' must be a positive integer"),
+        (variant("g", lambda m, c: m.pop("digest"), sign=False), "has no digest"),
+    ]
+    (tmp_path / "h").mkdir()
+    shutil.copytree(built, tmp_path / "h" / "idx")
+    (tmp_path / "h" / "idx" / "extra.bin").write_bytes(b"x")
+    cases.append((tmp_path / "h" / "idx", "extra.bin is not listed"))
+    for path, message in cases:
+        with pytest.raises(InputError, match=message):
+            KnowledgeIndex.open(path)

@@ -598,15 +598,21 @@ def write_dataset(
 ) -> dict[str, DatasetStats]:
     """Stream records into ``out_dir/{train,dev,test}.jsonl``; write ``stats.json`` and ``stats.md``.
 
-    Returns the statistics per split plus ``all`` (which also counts dropped questions).
+    Returns the statistics per split plus ``all`` (which also counts dropped questions). The folder
+    is written atomically and replaces only an earlier dataset folder (one with ``stats.json``).
     """
-    out = Path(out_dir)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"{out}: cannot create the output folder ({exc.strerror})") from None
+    from graphhop.io import atomic_dir
+
     stats = {s: DatasetStats(f"{name} {s}".strip()) for s in SPLITS}
     stats["all"] = DatasetStats(f"{name} all".strip())
+    with atomic_dir(out_dir, overwrite=True, replace_if=("stats.json",)) as tmp:
+        _write_records(records, tmp, stats, name, total, progress)
+        _rewrite_stats(tmp, stats)
+    return stats
+
+
+def _write_records(records: Iterable[dict[str, Any] | Dropped], out: Path, stats: dict[str, DatasetStats],
+                   name: str, total: int | None, progress: bool) -> None:
     handles = {s: (out / f"{s}.jsonl").open("w", encoding="utf-8") for s in SPLITS}
     bar = None
     if progress:
@@ -628,8 +634,6 @@ def write_dataset(
             fh.close()
         if bar is not None:
             bar.close()
-    _rewrite_stats(out, stats)
-    return stats
 
 
 def record_schema() -> dict[str, str]:
@@ -726,8 +730,10 @@ def _rewrite_stats(out_dir: str | Path, stats: dict[str, DatasetStats]) -> None:
     out = Path(out_dir)
     summary = {k: {**v.row(), "dropped_reasons": dict(v.dropped), "distractor_kinds": dict(v.distractor_kinds)}
                for k, v in stats.items()}
-    (out / "stats.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    (out / "stats.md").write_text(stats_table([stats[k].row() for k in ("all", *SPLITS)]) + "\n", encoding="utf-8")
+    from graphhop.io import atomic_write_text
+
+    atomic_write_text(out / "stats.json", json.dumps(summary, indent=2) + "\n")
+    atomic_write_text(out / "stats.md", stats_table([stats[k].row() for k in ("all", *SPLITS)]) + "\n")
 
 
 def stats_of_files(paths: Iterable[str | Path], name: str = "") -> DatasetStats:

@@ -7,7 +7,7 @@ import time
 from importlib import resources
 from pathlib import Path
 
-from graphhop.core import QAExample
+from graphhop.core import GraphhopError, QAExample
 
 __all__ = ["DEMO_DATA", "demo_questions", "demo_index", "run_demo"]
 
@@ -36,7 +36,10 @@ def demo_index(out: Path | None = None, rebuild: bool = False, progress: bool = 
 
     path = out or cache_dir() / "demo-index"
     if (path / "manifest.json").exists() and not rebuild:
-        return KnowledgeIndex.open(path)
+        try:
+            return KnowledgeIndex.open(path)
+        except GraphhopError:  # a stale or damaged cache is rebuilt, never trusted
+            pass
     return build_index(
         documents_from_facts(iter_triples(DEMO_DATA / "kb.tsv")),
         path,

@@ -22,7 +22,8 @@ import numpy as np
 
 from graphhop.core import Fact, InputError, Passage
 from graphhop.index.dense import DENSE_KINDS, DenseIndex, DenseOptions
-from graphhop.index.manifest import atomic_dir, read_manifest, verify_checksums, write_manifest
+from graphhop.index.manifest import check_index_fields, read_manifest, verify_checksums, write_manifest
+from graphhop.io import atomic_dir
 from graphhop.index.sparse import SparseIndex, SparseOptions
 from graphhop.kb.verbalize import Verbalizer
 
@@ -79,11 +80,11 @@ class DocStore:
     @classmethod
     def load(cls, path: Path) -> "DocStore":
         docs = []
-        with path.open(encoding="utf-8") as fh:
+        with path.open("rb") as fh:
             for lineno, line in enumerate(fh, start=1):
                 try:
                     docs.append(Document.from_json(json.loads(line)))
-                except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError) as exc:
                     raise InputError(f"{path}:{lineno}: corrupted document ({exc})") from None
         return cls(docs)
 
@@ -211,11 +212,14 @@ class KnowledgeIndex:
         """Open and (by default) verify the checksums of an index directory."""
         path = Path(path)
         manifest = read_manifest(path, kind=INDEX_KIND)
+        check_index_fields(path, manifest)
         if verify:
             verify_checksums(path, manifest)
         docs = DocStore.load(path / "docs.jsonl")
-        if len(docs) != manifest.get("count"):
-            raise InputError(f"{path}/docs.jsonl: {len(docs)} documents, manifest says {manifest.get('count')}")
+        if len(docs) != manifest["count"]:
+            raise InputError(f"{path}/docs.jsonl: {len(docs)} documents, manifest says {manifest['count']}")
+        if (manifest["doc_type"] == "facts") != all(d.fact is not None for d in docs.docs):
+            raise InputError(f"{path}/docs.jsonl: documents do not match the manifest's doc_type {manifest['doc_type']!r}")
         return cls(path, manifest, docs)
 
     @property

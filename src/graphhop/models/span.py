@@ -23,7 +23,7 @@ from typing import Any, Sequence
 import torch
 
 from graphhop.core import GraphhopError, InputError
-from graphhop.index.manifest import atomic_dir
+from graphhop.io import atomic_dir
 
 __all__ = ["SpanExample", "SpanPrediction", "SpanSelector", "CARD_NAME"]
 
@@ -201,7 +201,7 @@ class SpanSelector:
         self.card.setdefault("task", "span-selection")
         self.card["max_length"] = self.max_length
         self.card["saved_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        with atomic_dir(path, overwrite=True) as tmp:
+        with atomic_dir(path, overwrite=True, replace_if=(CARD_NAME,)) as tmp:
             self.model.save_pretrained(tmp)
             self.tokenizer.save_pretrained(tmp)
             (tmp / CARD_NAME).write_text(json.dumps(self.card, indent=2, sort_keys=True) + "\n", encoding="utf-8")

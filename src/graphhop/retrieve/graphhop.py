@@ -40,9 +40,6 @@ vectors are cached, and only the projection, matcher and path-code update are tr
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -551,24 +548,14 @@ class BGRRetriever:
 # ---------------------------------------------------------------------- persistence
 def save_model(model: BGRModel, out_dir: str | Path, card: dict[str, Any] | None = None) -> Path:
     """Write ``bgr.pt`` and ``model_card.json`` atomically (a temp dir renamed over ``out_dir``)."""
+    from graphhop.io import atomic_dir
+
     out = Path(out_dir)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
+    with atomic_dir(out, overwrite=True, replace_if=(CARD_FILE, MODEL_FILE)) as tmp:
         torch.save(model.state_dict(), tmp / MODEL_FILE)
         full = {"kind": "graphhop-bgr", "version": 1, "config": asdict(model.cfg),
                 "saved": time.strftime("%Y-%m-%dT%H:%M:%S"), **(card or {})}
         (tmp / CARD_FILE).write_text(json.dumps(full, indent=2) + "\n", encoding="utf-8")
-        if out.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
-            os.replace(out, old / "x")
-            os.replace(tmp, out)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return out
 
 

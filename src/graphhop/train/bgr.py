@@ -146,7 +146,7 @@ class EmbeddingCache:
         """Persist new vectors (atomic replace), merged with what another process saved meanwhile."""
         if self.path is None or not self._dirty:
             return
-        import os
+        from graphhop.io import atomic_file
 
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.path.exists():
@@ -159,9 +159,8 @@ class EmbeddingCache:
             except (OSError, ValueError, KeyError):
                 pass
         texts = list(self._vec)
-        tmp = self.path.with_name(f"{self.path.stem}.{os.getpid()}.tmp.npz")
-        np.savez(tmp, texts=np.array(json.dumps(texts)), vectors=np.stack([self._vec[t] for t in texts]))
-        os.replace(tmp, self.path)
+        with atomic_file(self.path, "wb") as fh:
+            np.savez(fh, texts=np.array(json.dumps(texts)), vectors=np.stack([self._vec[t] for t in texts]))
         self._dirty = False
 
 
@@ -640,7 +639,7 @@ def finetune_encoder(
     from sentence_transformers import SentenceTransformer
     from tqdm.auto import tqdm
 
-    from graphhop.index.manifest import atomic_dir
+    from graphhop.io import atomic_dir
     from graphhop.models.encoder import canonical_model_name, resolve_model
     from graphhop.train.common import adamw_with_warmup, run_epoch
 
@@ -676,7 +675,7 @@ def finetune_encoder(
     card = {"task": "BGR encoder fine-tuning", "base_model": canonical_model_name(model), "pairs": len(triples),
             "steps": steps, "total_steps": total, "epoch_loss": losses, "negatives": negatives, "lr": lr,
             "batch_size": batch_size, "train_seconds": round(time.perf_counter() - t0, 1)}
-    with atomic_dir(out, overwrite=True) as tmp:
+    with atomic_dir(out, overwrite=True, replace_if=("graphhop_card.json",)) as tmp:
         enc.save(str(tmp))
         (tmp / "graphhop_card.json").write_text(json.dumps(card, indent=1) + "\n")
     return card

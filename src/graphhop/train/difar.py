@@ -14,7 +14,7 @@ Reranker (:func:`train_reranker`)
 
 Both evaluate on a held-out part (Hits@1 / MRR) before training and after every epoch, keep the
 best checkpoint in ``out`` (written atomically: temp dir + rename, via
-:func:`graphhop.index.manifest.atomic_dir`), and keep a resumable checkpoint (model, optimizer,
+:func:`graphhop.io.atomic_dir`), and keep a resumable checkpoint (model, optimizer,
 scheduler, position in the epoch, mined negatives) in ``<out>.ckpt``: rerunning the same command
 continues from it. ``max_minutes`` stops a run cleanly (checkpoint saved) so it can be resumed.
 
@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import random
 import shutil
 import time
@@ -38,7 +37,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from graphhop.core import GraphhopError
-from graphhop.index.manifest import atomic_dir
+from graphhop.io import atomic_dir, atomic_write_text
 from graphhop.train.data import DocGroup, TrainData, TrainExample
 
 __all__ = [
@@ -246,7 +245,7 @@ def _ckpt_dir(out: Path) -> Path:
 def _save_checkpoint(out: Path, save_model: Callable[[Path], None], optimizer: Any, scheduler: Any, state: dict[str, Any], negatives: Any) -> None:
     import torch
 
-    with atomic_dir(_ckpt_dir(out), overwrite=True) as tmp:
+    with atomic_dir(_ckpt_dir(out), overwrite=True, replace_if=(_STATE,)) as tmp:
         save_model(tmp / "model")
         torch.save({"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict()}, tmp / _OPTIM)
         (tmp / _NEGS).write_text(json.dumps(negatives))
@@ -254,7 +253,7 @@ def _save_checkpoint(out: Path, save_model: Callable[[Path], None], optimizer: A
 
 
 def _save_best(out: Path, save_model: Callable[[Path], None], card: dict[str, Any]) -> None:
-    with atomic_dir(out, overwrite=True) as tmp:
+    with atomic_dir(out, overwrite=True, replace_if=(CARD_NAME,)) as tmp:
         save_model(tmp)
         (tmp / CARD_NAME).write_text(json.dumps(card, indent=1))
 
@@ -663,9 +662,7 @@ def _update_card(out: Path, card: dict[str, Any]) -> None:
     path = out / CARD_NAME
     if not out.is_dir():
         return
-    tmp = out / f".{CARD_NAME}.tmp-{os.getpid()}"
-    tmp.write_text(json.dumps(card, indent=1))
-    os.replace(tmp, path)
+    atomic_write_text(path, json.dumps(card, indent=1))
 
 
 def remove_checkpoint(out: str | Path) -> None:
