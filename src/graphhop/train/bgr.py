@@ -540,11 +540,13 @@ def evaluate_methods(
     seed: int = 13,
     progress: bool = False,
     chains: dict[str, Callable[[BGRExample, int], list[str]]] | None = None,
+    graphs: dict[str, Callable[[BGRExample], EvidenceGraph]] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Score every method on ``examples``: ``{method: {"by_type": breakdown, "by_depth": breakdown,
     "seconds": ...}}``. Baselines use ``k`` = the gold set size; their graph ``shape`` (chain or star)
     comes from ``shapes`` (default chain). ``extra_merges`` adds ``bgr-merge:<rule>`` rows. ``chains``
-    adds chain baselines by name: ``fn(example, k)`` -> evidence ids in hop order (e.g. GoldEn)."""
+    adds chain baselines by name: ``fn(example, k)`` -> evidence ids in hop order (e.g. GoldEn);
+    ``graphs`` adds graph methods by name: ``fn(example)`` -> an evidence graph (e.g. SSG, an LLM)."""
     from tqdm.auto import tqdm
 
     from graphhop.metrics.graph import breakdown, score_graph
@@ -553,13 +555,13 @@ def evaluate_methods(
     rows: dict[str, list] = {}
     seconds: dict[str, float] = {}
     ret = BGRRetriever(model, encode=encode) if model is not None else None
-    chains = chains or {}
-    all_methods = list(methods) + [c for c in chains if c not in methods] + [f"bgr-merge:{r}" for r in extra_merges]
+    chains, graphs = chains or {}, graphs or {}
+    all_methods = list(methods) + [c for c in [*chains, *graphs] if c not in methods] + [f"bgr-merge:{r}" for r in extra_merges]
     for method in all_methods:
         scores, depth_scores = [], []
         t0 = time.perf_counter()
         for ex in tqdm(examples, desc=method, disable=not progress, mininterval=5):
-            pred = method_graph(method, ex, ret, bm25, encode, shapes, chains, seed)
+            pred = graphs[method](ex) if method in graphs else method_graph(method, ex, ret, bm25, encode, shapes, chains, seed)
             sc = score_graph(pred, ex.gold, ged_timeout)
             scores.append(sc)
             d = _dataclass_copy(sc)
