@@ -159,11 +159,13 @@ class TemplateDataToText:
 class Seq2SeqDataToText:
     """A data-to-text seq2seq model by Hugging Face name or local path (e.g. a T5 fine-tuned on
     WebNLG). Input per group: ``prompt + "<H> h <R> r <T> t <H> ..."`` with cleaned names.
-    Loaded lazily on first use; offline unless the model is cached or local."""
+    Loaded lazily on first use; offline unless the model is cached or local. :meth:`candidates` gives
+    ``num_candidates`` beams per group (for :class:`graphhop.datasets.selection.SelectingDataToText`)."""
 
     def __init__(self, model: str, batch_size: int = 16, max_new_tokens: int = 96,
-                 prompt: str = "translate Graph to English: ", num_beams: int = 1) -> None:
+                 prompt: str = "translate Graph to English: ", num_beams: int = 1, num_candidates: int = 1) -> None:
         self.model_name = model
+        self.num_candidates = num_candidates
         self.batch_size = batch_size
         self.max_new_tokens = max_new_tokens
         self.prompt = prompt
@@ -188,19 +190,25 @@ class Seq2SeqDataToText:
             raise GraphhopError(f"cannot load data-to-text model {self.model_name!r}: {str(exc).splitlines()[0]}") from None
 
     def verbalize(self, groups: Sequence[Sequence[Triple]]) -> list[str]:
+        return [c[0] for c in self.candidates(groups, 1)]
+
+    def candidates(self, groups: Sequence[Sequence[Triple]], n: int | None = None) -> list[list[str]]:
+        """The ``n`` best beams per group (default ``num_candidates``; beam width at least ``n``), best first."""
         import torch
 
+        n = n or self.num_candidates
         self._load()
-        out: list[str] = []
+        out: list[list[str]] = []
         for i in range(0, len(groups), self.batch_size):
             batch = [self.prompt + self.linearize(g) for g in groups[i : i + self.batch_size]]
             enc = self._tok(batch, return_tensors="pt", padding=True, truncation=True)
             with torch.no_grad():
                 # only ids and mask: some tokenizers add token_type_ids, which seq2seq models reject
                 ids = self._model.generate(input_ids=enc["input_ids"], attention_mask=enc["attention_mask"],
-                                           max_new_tokens=self.max_new_tokens, num_beams=self.num_beams,
-                                           do_sample=False)
-            out.extend(s.strip() for s in self._tok.batch_decode(ids, skip_special_tokens=True))
+                                           max_new_tokens=self.max_new_tokens, num_beams=max(self.num_beams, n),
+                                           num_return_sequences=n, do_sample=False)
+            texts = [s.strip() for s in self._tok.batch_decode(ids, skip_special_tokens=True)]
+            out.extend(texts[j : j + n] for j in range(0, len(texts), n))
         return out
 
 
