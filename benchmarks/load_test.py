@@ -4,10 +4,12 @@ Starts ``graphhop serve`` on 127.0.0.1 (the demo KB, warm) unless ``--url`` name
 already running on this machine (loopback only), then runs ``--clients`` concurrent clients that
 each POST the demo questions to ``/api/ask`` in turn, one request at a time, for ``--duration``
 seconds (bounded: at most 600 s, 64 clients and ``--max-requests``). Prints one markdown table row
-per run: requests/s, p50/p95/p99 latency, errors by status, and the server's resident memory at the
-start and end (its peak in between). Example (the RESULTS issue-14 rows)::
+per run: requests/s, p50/p95/p99 latency, the server's CPU time per answered request (less
+sensitive to other load on the machine than wall time), errors by status, and the server's resident
+memory at the start and end (its peak in between). Example (the RESULTS issue-14 rows)::
 
-    python benchmarks/load_test.py --clients 1,4 --duration 60 --max-concurrency 4
+    python benchmarks/load_test.py --clients 1 --duration 60 --pin-cpu 0        # warm p50 on one core
+    python benchmarks/load_test.py --clients 4 --duration 60 --max-concurrency 4
 """
 
 from __future__ import annotations
@@ -43,6 +45,17 @@ def rss_mb(pid: int | None) -> float | None:
     except OSError:
         return None
     return None
+
+
+def cpu_seconds(pid: int | None) -> float | None:
+    """User + system CPU time of ``pid`` so far (Linux ``/proc``), or None: a load-independent cost."""
+    if pid is None:
+        return None
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def free_port() -> int:
@@ -96,6 +109,7 @@ async def run_load(base: str, clients: int, duration: float, max_requests: int, 
     statuses: Counter = Counter()
     budget = [max_requests]
     rss = [rss_mb(pid)]
+    cpu0 = cpu_seconds(pid)
     t0 = time.perf_counter()
     stop_at = t0 + duration
     tasks = [asyncio.create_task(client(base, questions, c, stop_at, budget, latencies, statuses, timeout))
@@ -109,6 +123,7 @@ async def run_load(base: str, clients: int, duration: float, max_requests: int, 
             print(f"  {clients} clients: {time.perf_counter() - t0:4.0f}s, {len(latencies)} requests", file=sys.stderr)
     await asyncio.gather(*tasks)
     elapsed = time.perf_counter() - t0
+    cpu1 = cpu_seconds(pid)
     ms = np.array(latencies) * 1000
     ok = statuses.get(200, 0)
     known = [r for r in rss if r is not None]
@@ -118,6 +133,7 @@ async def run_load(base: str, clients: int, duration: float, max_requests: int, 
         "p50 ms": round(float(np.percentile(ms, 50)), 1) if len(ms) else None,
         "p95 ms": round(float(np.percentile(ms, 95)), 1) if len(ms) else None,
         "p99 ms": round(float(np.percentile(ms, 99)), 1) if len(ms) else None,
+        "server CPU ms/req": round((cpu1 - cpu0) * 1000 / max(ok, 1), 1) if cpu0 is not None and cpu1 is not None else None,
         "errors": {str(k): v for k, v in statuses.items() if k != 200},
         "RSS start MB": round(known[0], 1) if known else None,
         "RSS end MB": round(known[-1], 1) if known else None,
@@ -135,6 +151,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--max-concurrency", type=int, default=4, help="Server work slots (started server).")
     ap.add_argument("--timeout", type=float, default=30.0, help="Server per-request timeout (started server).")
     ap.add_argument("--threads", type=int, default=1, help="Server torch threads (started server).")
+    ap.add_argument("--pin-cpu", type=int, help="Pin the started server to this one CPU core (Linux).")
     ap.add_argument("--json", action="store_true", help="Print the rows as JSON lines too.")
     args = ap.parse_args(argv)
     counts = [int(c) for c in args.clients.split(",") if c.strip()]
@@ -149,9 +166,13 @@ def main(argv: list[str] | None = None) -> None:
         port = free_port()
         proc = start_server(port, args.max_concurrency, args.timeout, args.threads)
         base, pid = f"http://127.0.0.1:{port}", proc.pid
+        if args.pin_cpu is not None:
+            for task in os.listdir(f"/proc/{pid}/task"):  # every thread already started, then the process
+                os.sched_setaffinity(int(task), {args.pin_cpu})
     rows = []
     try:
-        print(f"server {base} (pid {pid}, {os.cpu_count()} CPUs on this machine)", file=sys.stderr)
+        cpus = sorted(os.sched_getaffinity(pid)) if pid else None
+        print(f"server {base} (pid {pid}, CPUs {cpus} of {os.cpu_count()})", file=sys.stderr)
         for c in counts:
             rows.append(asyncio.run(run_load(base, c, args.duration, args.max_requests, pid, args.timeout)))
     finally:
