@@ -39,7 +39,7 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(args.threads)
-    from graphhop.cli_golden import evaluate_methods, format_table, open_or_build_index
+    from graphhop.eval.golden import evaluate_methods, format_table, open_or_build_index
     from graphhop.datasets.kgqa import data_root
     from graphhop.datasets.textqa import load_text_dataset
 

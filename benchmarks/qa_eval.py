@@ -45,7 +45,7 @@ def run(name: str, methods: list[str], limit: int, k: int, rerankers: dict[str, 
         progress: bool, join: bool = True) -> list[dict]:
     from tqdm.auto import tqdm
 
-    from graphhop.cli_ask import make_ask_retriever
+    from graphhop.pipeline.ask import make_ask_retriever
     from graphhop.evaluation import dataset_index
     from graphhop.index.dense import DenseOptions
     from graphhop.kb.loaders import iter_triples

@@ -43,7 +43,7 @@ def test_ask_answers_every_demo_question(demo_run) -> None:
 
 
 def test_ask_command_json(capsys) -> None:
-    from graphhop.cli_ask import ask
+    from graphhop.cli.ask import ask
 
     ask("How many countries border Switzerland?", index=None, method="dense", k=20, hops=3, qtype=None,
         reader_model=None, reranker=None, rerank_k=50, query_generator=None, bgr_model=None, span_model=None,
@@ -56,7 +56,7 @@ def test_ask_command_json(capsys) -> None:
 
 
 def test_ask_rejects_bad_options() -> None:
-    from graphhop.cli_ask import ask
+    from graphhop.cli.ask import ask
     from graphhop.core import InputError
 
     with pytest.raises(InputError, match="--method"):

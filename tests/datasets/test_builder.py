@@ -239,7 +239,7 @@ def test_cli_build_and_stats_on_a_tiny_data_root(tmp_path):
     import typer
     from typer.testing import CliRunner
 
-    from graphhop.cli_dataset import build_dataset, dataset_stats
+    from graphhop.cli.dataset import build_dataset, dataset_stats
 
     root = tmp_path / "data"
     (root / "pathquestion").mkdir(parents=True)

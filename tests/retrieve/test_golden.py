@@ -246,7 +246,7 @@ def test_oracle_beats_question_bm25_on_hotpotqa_slice(data_dir, tmp_path) -> Non
 
 
 def test_evaluate_methods_and_table(index) -> None:
-    from graphhop.cli_golden import evaluate_methods, format_table
+    from graphhop.eval.golden import evaluate_methods, format_table
     from graphhop.datasets.textqa import TextQAExample
 
     examples = [
@@ -271,7 +271,7 @@ def test_span_query_generator_drives_the_loop(index, tmp_path) -> None:
     import torch
     from transformers import AutoTokenizer, BertConfig, BertForQuestionAnswering
 
-    from graphhop.cli_golden import evaluate_methods
+    from graphhop.eval.golden import evaluate_methods
     from graphhop.datasets.textqa import TextQAExample
     from graphhop.models.encoder import resolve_model
     from graphhop.models.span import SpanSelector

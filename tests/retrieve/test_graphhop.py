@@ -278,7 +278,7 @@ class _StubEncoder:
 def test_ask_bgr_closed_pool(tmp_path, monkeypatch):
     """ask_bgr encodes the question and pool with the card's encoder and returns a valid rooted graph."""
     import graphhop.models.encoder as encmod
-    from graphhop.cli_bgr import ask_bgr
+    from graphhop.pipeline.bgr import ask_bgr
 
     monkeypatch.setattr(encmod, "load_encoder", lambda name=None: _StubEncoder())
 

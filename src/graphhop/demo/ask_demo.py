@@ -9,14 +9,14 @@ __all__ = ["run_ask_demo"]
 
 
 def run_ask_demo(console: Any = None, method: str = "dense", index: Any = None) -> dict[str, Any]:
-    """Answer every demo question with :func:`graphhop.cli_ask.answer_question` and print a table
+    """Answer every demo question with :func:`graphhop.pipeline.ask.answer_question` and print a table
     (question, type, answer, gold, correct) plus the support tree of each answer. Returns
     ``{"correct": n, "total": n, "rows": [...]}``."""
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
-    from graphhop.cli_ask import answer_question, make_ask_retriever
+    from graphhop.pipeline.ask import answer_question, make_ask_retriever
     from graphhop.demo import demo_index, demo_questions
     from graphhop.metrics.qa import exact_match
     from graphhop.read.ops import OperationReader

@@ -25,7 +25,7 @@ from typing import Any, Callable, Sequence
 from graphhop.core import GraphhopError, Hit, Ranking, Retriever
 from graphhop.kb.verbalize import normalize_question
 
-__all__ = ["CrossEncoderReranker", "RerankedRetriever", "load_sequence_classifier", "score_pairs"]
+__all__ = ["CrossEncoderReranker", "RerankedRetriever", "load_sequence_classifier", "score_pairs", "with_rerank"]
 
 
 def _text_lookup(docs: Any) -> Callable[[str], str]:
@@ -177,3 +177,10 @@ class RerankedRetriever:
                 ranking += [Hit(h.id, floor - 1.0 - i) for i, h in enumerate(tail)]
             out.append(ranking)
         return out
+
+
+def with_rerank(retriever: Any, index: Any, rerank: str | Path | None, rerank_k: int) -> Any:
+    """``retriever`` followed by the cross-encoder in ``rerank`` over its top ``rerank_k`` (unchanged when None)."""
+    if rerank is None:
+        return retriever
+    return RerankedRetriever(retriever, CrossEncoderReranker(str(rerank), index), rerank_k=rerank_k)

@@ -77,7 +77,7 @@ class _AskPipeline:
     """``ask`` over one index with one retrieval method: retriever and reader built once."""
 
     def __init__(self, index: Any, method: str, reader: Any) -> None:
-        from graphhop.cli_ask import make_ask_retriever
+        from graphhop.pipeline.ask import make_ask_retriever
 
         self.index = index
         self.method = method
@@ -86,7 +86,7 @@ class _AskPipeline:
 
     def ask(self, question: str) -> dict[str, Any]:
         """The ``graphhop ask --json`` object for ``question``."""
-        from graphhop.cli_ask import answer_question
+        from graphhop.pipeline.ask import answer_question
 
         out = answer_question(question, self.index, self.method, reader=self.reader, retriever=self.retriever)
         payload = {key: out[key] for key in ("question", "method", "qtype", "answer", "score", "answers", "support", "trace", "timings")}

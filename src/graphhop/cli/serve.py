@@ -1,4 +1,4 @@
-"""``graphhop serve``: the HTTP API and evidence-graph page (command function; the CLI registers it)."""
+"""``graphhop serve``: the HTTP API and evidence-graph page."""
 
 from __future__ import annotations
 
@@ -8,7 +8,12 @@ import typer
 
 from graphhop.core import InputError
 
-__all__ = ["serve"]
+__all__ = ["serve", "register"]
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``serve`` to ``app``."""
+    app.command("serve")(serve)
 
 
 def serve(

@@ -1,39 +1,23 @@
-"""CLI commands for GoldEn (registered by :mod:`graphhop.cli`): ``train query-generator``, ``eval-golden``.
+"""GoldEn's evaluation over a text dataset: Paragraph Recall@k, both-gold (all@k) and any-gold (any@k).
 
-Also the plain functions they share with ``benchmarks/golden_eval.py``: :func:`open_or_build_index`
-and :func:`evaluate_methods`.
+:func:`evaluate_methods` runs single-hop baselines, MDR, the oracle and GoldEn over one index;
+:func:`format_table` renders the result; :func:`open_or_build_index` opens or builds the index.
 """
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
-import typer
-
 from graphhop.core import InputError, Ranking
-from graphhop.datasets.textqa import TEXT_DATASETS, TextQAExample, iter_worldtree, load_text_dataset
+from graphhop.datasets.textqa import TextQAExample, iter_worldtree
 
-__all__ = [
-    "train_query_generator",
-    "golden_eval",
-    "open_or_build_index",
-    "evaluate_methods",
-    "METHOD_NAMES",
-    "DEFAULT_INDEX_DIR",
-]
+__all__ = ["open_or_build_index", "evaluate_methods", "format_table", "METHOD_NAMES", "DEFAULT_INDEX_DIR"]
 
 DEFAULT_INDEX_DIR = Path(".cache/golden")
 #: Methods ``eval-golden`` knows, in table order.
 METHOD_NAMES = ("bm25", "dense", "hybrid", "mdr", "oracle", "oracle-rank", "golden", "golden-learned", "golden-rule")
-
-
-def _data_root(data: Optional[Path]) -> Path:
-    from graphhop.datasets.kgqa import data_root
-
-    return data_root(data)
 
 
 def open_or_build_index(dataset: str, corpus: Path, index_dir: Path, dense: bool = True, progress: bool = False):
@@ -166,72 +150,6 @@ def evaluate_methods(
     return results
 
 
-def train_query_generator(
-    out: Path = typer.Option(..., "--out", "-o", help="Directory to write the trained span selector to (atomically)."),
-    data: Optional[Path] = typer.Option(None, "--data", help="Benchmark data root (default: $GRAPHHOP_DATA)."),
-    dataset: list[str] = typer.Option(
-        ["hotpotqa", "musique"], "--dataset", "-d", help="Training set(s): hotpotqa, musique (repeat the option)."
-    ),
-    index_dir: Path = typer.Option(DEFAULT_INDEX_DIR, "--index-dir", help="Where per-dataset indexes are built or reused."),
-    model: Optional[str] = typer.Option(None, "--model", help="Base encoder (HF name or path; default: bundled MiniLM)."),
-    epochs: int = typer.Option(3, help="Training epochs."),
-    batch_size: int = typer.Option(16, help="Examples per optimizer step."),
-    lr: float = typer.Option(5e-5, help="Peak learning rate (AdamW)."),
-    warmup: float = typer.Option(0.1, help="Share of steps with linear warm-up."),
-    max_steps: Optional[int] = typer.Option(None, help="Stop after this many steps (default: all epochs)."),
-    max_words: int = typer.Option(25, help="Words kept per passage in a hop context."),
-    max_length: int = typer.Option(192, help="Word pieces per (hop, context) input; longer contexts are cut."),
-    oracle_select: str = typer.Option(
-        "shortest", help="Which oracle span is the target: shortest that finds the passage (paper) or best rank."
-    ),
-    seed: int = typer.Option(0, help="Random seed."),
-    threads: Optional[int] = typer.Option(None, help="Torch CPU threads (default: $GRAPHHOP_THREADS or all cores)."),
-) -> None:
-    """Train GoldEn's query generator: a span selector fitted to oracle queries (train split), best epoch on dev."""
-    from graphhop.models.encoder import set_threads
-    from graphhop.models.span import SpanSelector
-    from graphhop.retrieve.golden import GoldEnSearch
-    from graphhop.train.query_generator import OracleStats, query_examples, train_span_selector
-
-    set_threads(threads)
-    if oracle_select not in ("shortest", "rank"):
-        raise InputError(f"--oracle-select {oracle_select!r}: choose shortest or rank")
-    root = _data_root(data)
-    train, dev, stats = [], [], {}
-    for name in dataset:
-        if name not in ("hotpotqa", "musique"):
-            raise InputError(f"--dataset {name!r}: the query generator trains on hotpotqa and/or musique")
-        for split, bucket in (("train", train), ("dev", dev)):
-            examples, corpus = load_text_dataset(name, split, root)
-            search = GoldEnSearch(open_or_build_index(name, corpus, index_dir, progress=True))
-            st = OracleStats()
-            bucket.extend(query_examples(examples, search, max_words=max_words, stats=st, select=oracle_select))
-            stats[f"{name}/{split}"] = st.to_dict()
-            typer.echo(f"{name}/{split}: {st.questions} questions, {st.hops} hops, oracle found {st.found_top5} in top 5, skipped {st.skipped}")
-    selector = SpanSelector.from_pretrained(model, max_length=max_length)
-    selector.max_length = max_length
-    result = train_span_selector(
-        selector,
-        train,
-        dev,
-        epochs=epochs,
-        batch_size=batch_size,
-        lr=lr,
-        warmup=warmup,
-        max_steps=max_steps,
-        seed=seed,
-        out=out,
-        card={
-            "task": "golden-query-generation",
-            "data": {"datasets": list(dataset), "root": str(root), "oracle": stats, "max_words": max_words, "oracle_select": oracle_select},
-        },
-    )
-    typer.echo(
-        f"saved {out}: {result.steps} steps in {result.seconds:.0f}s, best epoch {result.best_epoch} "
-        + " ".join(f"{k}={v:.3f}" for k, v in result.best.items())
-    )
-
-
 def format_table(results: dict[str, dict[str, Any]], ks: Sequence[int] = (2, 5, 10), split: str = "all") -> str:
     """A markdown table: one row per method (and per question type with ``split="by_type"``)."""
     cols = [f"R@{k}" for k in ks] + [f"all@{k}" for k in ks] + [f"any@{k}" for k in ks]
@@ -243,48 +161,3 @@ def format_table(results: dict[str, dict[str, Any]], ks: Sequence[int] = (2, 5, 
             prefix = f"| {method} | " + (f"{qtype} | {n} | " if split == "by_type" else "")
             lines.append(prefix + " | ".join(f"{metrics[c]:.3f}" for c in cols) + f" | {res['hops']:.2f} |")
     return "\n".join(lines)
-
-
-def golden_eval(
-    dataset: str = typer.Option("hotpotqa", "--dataset", "-d", help=f"One of {', '.join(TEXT_DATASETS)}."),
-    split: str = typer.Option("dev", help="Question split (report dev; test is withheld)."),
-    model: Optional[Path] = typer.Option(None, "--model", help="Trained query generator (from `graphhop train query-generator`)."),
-    methods: str = typer.Option(
-        "bm25,dense,hybrid,mdr,oracle,golden", help=f"Comma-separated methods: {', '.join(METHOD_NAMES)}."
-    ),
-    data: Optional[Path] = typer.Option(None, "--data", help="Benchmark data root (default: $GRAPHHOP_DATA)."),
-    index_dir: Path = typer.Option(DEFAULT_INDEX_DIR, "--index-dir", help="Where per-dataset indexes are built or reused."),
-    max_hops: int = typer.Option(2, help="Hops of `golden` (fixed) and `mdr`."),
-    adaptive_max_hops: int = typer.Option(4, help="Most hops `golden-learned`/`golden-rule` may take."),
-    max_words: Optional[int] = typer.Option(None, help="Words kept per passage in a hop context (default: as in training, else 25)."),
-    limit: Optional[int] = typer.Option(None, help="Evaluate only the first N questions."),
-    json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the full results as JSON."),
-    explain: int = typer.Option(0, help="Print the hop queries of the first N questions (GoldEn methods)."),
-    threads: Optional[int] = typer.Option(None, help="Torch CPU threads."),
-) -> None:
-    """Paragraph Recall@2/5/10, both-gold (all@k) and at-least-one (any@k) found, by question type."""
-    from graphhop.models.encoder import set_threads
-
-    set_threads(threads)
-    examples, corpus = load_text_dataset(dataset, split, _data_root(data))
-    if limit is not None:
-        examples = examples[:limit]
-    if not examples:
-        raise InputError(f"{dataset}/{split}: no questions")
-    index = open_or_build_index(dataset, corpus, index_dir, progress=True)
-    chosen = [m.strip() for m in methods.split(",") if m.strip()]
-    results = evaluate_methods(
-        examples, index, chosen, model, max_hops=max_hops, adaptive_max_hops=adaptive_max_hops, max_words=max_words
-    )
-    typer.echo(f"{dataset}/{split}: {len(examples)} questions, corpus {len(index.docs)} passages")
-    typer.echo(format_table(results))
-    typer.echo("")
-    typer.echo(format_table(results, split="by_type"))
-    for method, res in results.items():
-        for trace in res.get("traces", [])[:explain]:
-            typer.echo(f"\n[{method}] {trace['question']}  ({trace['stopped_by']})")
-            for rec in trace["hops"]:
-                typer.echo(f"  hop {rec['hop']}: {rec['query']!r} -> {', '.join(rec['top'])}")
-    if json_out is not None:
-        json_out.parent.mkdir(parents=True, exist_ok=True)
-        json_out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")

@@ -1,4 +1,4 @@
-"""``graphhop build-dataset`` and ``graphhop dataset-stats`` (registered in :mod:`graphhop.cli`).
+"""``graphhop build-dataset`` and ``graphhop dataset-stats`` .
 
 Both raise :class:`~graphhop.core.InputError` / :class:`~graphhop.core.GraphhopError` for bad
 input; the app prints those as one line.
@@ -14,7 +14,13 @@ import typer
 
 from graphhop.core import InputError
 
-__all__ = ["build_dataset", "dataset_stats"]
+__all__ = ["build_dataset", "dataset_stats", "register"]
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``build-dataset`` and ``dataset-stats`` to ``app``."""
+    app.command("build-dataset")(build_dataset)
+    app.command("dataset-stats")(dataset_stats)
 
 
 def _ints(text: str, option: str, n: int = 3) -> tuple[int, ...]:

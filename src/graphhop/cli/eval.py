@@ -1,0 +1,65 @@
+"""``graphhop eval`` and ``graphhop datasets``: KGQA retrieval evaluation and the datasets it knows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from graphhop.cli.common import print_table, split_methods
+
+__all__ = ["eval_cmd", "datasets_cmd", "register"]
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``eval`` and ``datasets`` to ``app``."""
+    app.command("eval")(eval_cmd)
+    app.command("datasets")(datasets_cmd)
+
+
+def eval_cmd(
+    dataset: str = typer.Argument(..., help="pq-2h, pq-3h, pql-2h, pql-3h, pql-3h-more, wc-p1, wc-p2, wc-c, metaqa-1h, metaqa-2h, metaqa-3h."),
+    split: str = typer.Option("dev", "--split", help="Dataset split."),
+    methods: str = typer.Option("bm25,dense,hybrid", "--methods", help="Comma-separated: bm25, dense, hybrid."),
+    data: Optional[Path] = typer.Option(None, "--data", help="Benchmark data root (default: $GRAPHHOP_DATA)."),
+    dense: str = typer.Option("flat", "--dense", help="Dense index kind: flat or hnsw-sq."),
+    model: Optional[str] = typer.Option(None, "--model", help="Bi-encoder (default: bundled all-MiniLM-L6-v2)."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="Evaluate only the first N questions."),
+    rerank: Optional[Path] = typer.Option(None, "--rerank", help="Cross-encoder model directory; adds METHOD+rerank rows."),
+    rerank_k: int = typer.Option(100, "--rerank-k", help="First-stage hits to rerank."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+) -> None:
+    """Evaluate retrieval methods on a KGQA dataset: one table of methods × metrics."""
+    from graphhop.datasets.kgqa import kb_path, load_dataset
+    from graphhop.evaluation import dataset_index, evaluate_retrievers
+    from graphhop.index.dense import DenseOptions
+    from graphhop.retrieve import make_retriever
+    from graphhop.retrieve.rerank import with_rerank
+
+    examples = load_dataset(dataset, split, data)
+    if limit:
+        examples = examples[:limit]
+    index = dataset_index(kb_path(dataset, data), DenseOptions(dense), model=model)
+    retrievers = {}
+    for m in split_methods(methods):
+        base = make_retriever(index, m, model)
+        retrievers[m] = base
+        if rerank is not None:
+            retrievers[f"{m}+rerank@{rerank_k}"] = with_rerank(base, index, rerank, rerank_k)
+    results = evaluate_retrievers(examples, retrievers, index.docs)
+    print_table(f"{dataset} {split} ({len(examples)} questions, KB {len(index.docs)} facts)", [r.row() for r in results], as_json)
+
+
+def datasets_cmd(data: Optional[Path] = typer.Option(None, "--data", help="Benchmark data root (default: $GRAPHHOP_DATA).")) -> None:
+    """List the KGQA datasets `graphhop eval` knows and whether their files are present."""
+    import os
+
+    from graphhop.datasets.kgqa import DATASETS
+
+    root = data or (Path(os.environ["GRAPHHOP_DATA"]) if os.environ.get("GRAPHHOP_DATA") else None)
+    rows = []
+    for name, spec in DATASETS.items():
+        present = None if root is None else (root / spec.questions.format(split="dev")).exists()
+        rows.append({"dataset": name, "family": spec.family, "hops": spec.hops, "kb": spec.kb, "dev present": present})
+    print_table("datasets", rows)

@@ -1,0 +1,102 @@
+"""``graphhop index`` and ``graphhop search``: build a knowledge index, query it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from graphhop.cli.common import console, err, print_table
+from graphhop.core import GraphhopError
+
+__all__ = ["index_cmd", "search_cmd", "register"]
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``index`` and ``search`` to ``app``."""
+    app.command("index")(index_cmd)
+    app.command("search")(search_cmd)
+
+
+def index_cmd(
+    sources: list[Path] = typer.Argument(..., help="Triple files (TSV, pipe, JSONL, N-Triples) or, with --passages, passage files (JSONL, HotpotQA/MuSiQue corpus JSON)."),
+    out: Path = typer.Option(..., "--out", "-o", help="Index directory to write (atomically)."),
+    passages: bool = typer.Option(False, "--passages", help="Sources are passages, not triples."),
+    fmt: str = typer.Option("auto", "--format", help="Triple format: auto, tsv, pipe, jsonl, nt."),
+    dense: str = typer.Option("hnsw-sq", "--dense", help="Dense index: hnsw-sq (DiFaR), flat (exact) or none."),
+    sparse: bool = typer.Option(True, "--sparse/--no-sparse", help="Build the BM25 (tantivy) index."),
+    model: Optional[str] = typer.Option(None, "--model", help="sentence-transformers name or local path (default: bundled all-MiniLM-L6-v2)."),
+    hnsw_m: int = typer.Option(32, "--hnsw-m", help="HNSW links per node."),
+    ef_construction: int = typer.Option(80, "--ef-construction", help="HNSW build breadth."),
+    ef_search: int = typer.Option(128, "--ef-search", help="HNSW search breadth (raised to k when k is larger)."),
+    bigrams: bool = typer.Option(True, "--bigrams/--no-bigrams", help="Add bigram copies of title/text to BM25."),
+    title_boost: float = typer.Option(1.25, "--title-boost", help="BM25 title field boost (best-fields multi-match)."),
+    skip_bad_lines: bool = typer.Option(False, "--skip-bad-lines", help="Skip malformed lines (reported) instead of stopping."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing index directory."),
+) -> None:
+    """Build a knowledge index (BM25 + FAISS) from triples or passages."""
+    import itertools
+
+    from graphhop.index.dense import DENSE_KINDS, DenseOptions
+    from graphhop.index.directory import build_index, documents_from_facts, documents_from_passages
+    from graphhop.index.sparse import SparseOptions
+    from graphhop.kb.loaders import BadLines, iter_passages, iter_triples
+
+    if dense not in (*DENSE_KINDS, "none"):
+        raise GraphhopError(f"--dense: unknown kind {dense!r}; choose one of {', '.join(DENSE_KINDS)}, none")
+    bad = BadLines()
+    if passages:
+        docs = documents_from_passages(itertools.chain.from_iterable(iter_passages(s, skip_bad_lines, bad) for s in sources))
+    else:
+        def facts():
+            n = 0
+            for s in sources:
+                for f in iter_triples(s, fmt, skip_bad_lines, bad, start_id=n):
+                    n += 1
+                    yield f
+        docs = documents_from_facts(facts())
+    index = build_index(
+        docs,
+        out,
+        sparse=SparseOptions(title_boost, bigrams) if sparse else None,
+        dense=None if dense == "none" else DenseOptions(dense, hnsw_m, ef_construction, ef_search),
+        model=model,
+        overwrite=overwrite,
+        sources=[str(s) for s in sources],
+    )
+    m = index.manifest
+    console.print(f"[green]indexed[/] {m['count']} {m['doc_type']} into {out} "
+                  f"(bm25: {'yes' if m['sparse'] else 'no'}, dense: {m['dense']['options']['kind'] if m['dense'] else 'no'})")
+    if bad.count:
+        err.print(f"[yellow]warning:[/] {bad.summary()}")
+
+
+def search_cmd(
+    index_dir: Path = typer.Argument(..., help="Index directory built by `graphhop index`."),
+    queries: list[str] = typer.Argument(..., help="One or more questions."),
+    k: int = typer.Option(10, "-k", help="Results per question (up to 1000)."),
+    method: str = typer.Option("hybrid", "--method", "-m", help="bm25, dense or hybrid."),
+    model: Optional[str] = typer.Option(None, "--model", help="Encoder (must be the one the index was built with)."),
+    rerank: Optional[Path] = typer.Option(None, "--rerank", help="Cross-encoder model directory (DiFaR²) to rerank with."),
+    rerank_k: int = typer.Option(100, "--rerank-k", help="How many first-stage hits to rerank."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+) -> None:
+    """Retrieve the nearest facts/passages for questions."""
+    from graphhop.index.directory import KnowledgeIndex
+    from graphhop.retrieve import make_retriever
+    from graphhop.retrieve.rerank import with_rerank
+
+    if not 1 <= k <= 1000:
+        raise GraphhopError(f"-k: must be between 1 and 1000, got {k}")
+    index = KnowledgeIndex.open(index_dir)
+    retriever = with_rerank(make_retriever(index, method, model), index, rerank, rerank_k)
+    rankings = retriever.search(queries, k)
+    if as_json:
+        print(json.dumps([{"query": q, "hits": [{"rank": r, "id": h.id, "score": h.score, "text": index.docs[h.id].text}
+                                                  for r, h in enumerate(ranking, 1)]} for q, ranking in zip(queries, rankings)], ensure_ascii=False))
+        return
+    for q, ranking in zip(queries, rankings):
+        print_table(f"{method}{' + rerank' if rerank else ''}: {q}",
+                    [{"rank": r, "score": round(h.score, 4), "id": h.id, "text": index.docs[h.id].text} for r, h in enumerate(ranking, 1)])

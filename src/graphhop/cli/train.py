@@ -1,0 +1,308 @@
+"""``graphhop train``: retriever and reranker (DiFaR / DiFaR² on CPU), query-generator (GoldEn), bgr, reader."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from graphhop.cli.common import builder_records
+from graphhop.core import InputError
+from graphhop.eval.golden import DEFAULT_INDEX_DIR
+
+__all__ = ["train_retriever", "train_reranker", "train_query_generator", "train_bgr", "train_reader", "register"]
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``train`` command group to ``app``."""
+    train = typer.Typer(help="Train models: retriever, reranker (DiFaR²), query generator (GoldEn), bgr, reader.",
+                        no_args_is_help=True)
+    train.command("retriever")(train_retriever)
+    train.command("reranker")(train_reranker)
+    train.command("query-generator")(train_query_generator)
+    train.command("bgr")(train_bgr)
+    train.command("reader")(train_reader)
+    app.add_typer(train, name="train")
+
+_DATASETS_HELP = (
+    "Comma-separated datasets to train on: pq-2h, pq-3h, pql-2h, pql-3h, wc-p1, wc-p2, wc-c (their train split) "
+    "and metaqa-1h/2h/3h (MetaQA dev after its first 1000 questions per hop; the first 1000 are kept for evaluation)."
+)
+
+
+def _config(**kw):
+    from graphhop.train.difar import TrainConfig
+
+    return TrainConfig(**kw)
+
+
+def _load(datasets: str, data: Optional[Path], limit: Optional[int], holdout: int, max_positives: int, seed: int):
+    from graphhop.train.data import load_train_data
+
+    names = [d.strip() for d in datasets.split(",") if d.strip()]
+    if not names:
+        raise typer.BadParameter("give at least one dataset", param_hint="--datasets")
+    train, val = load_train_data(names, data, limit=limit, holdout_percent=holdout, max_positives=max_positives, seed=seed)
+    typer.echo(f"training questions {len(train.examples)} ({train.pairs()} pairs), held-out {len(val.examples)}; KBs: {', '.join(train.groups)}", err=True)
+    return names, train, val
+
+
+def _run(kind: str, out: Path, names, train, val, cfg, as_json: bool) -> None:
+    from graphhop.core import GraphhopError
+    from graphhop.train import difar
+
+    fn = difar.train_retriever if kind == "retriever" else difar.train_reranker
+    try:
+        card = fn(train, val, out, cfg, datasets=names, progress=True, log=lambda m: typer.echo(m, err=True))
+    except GraphhopError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    summary = {"out": str(out), "steps": card["steps"], "best_epoch": card["best_epoch"], "best_val": card["best_val"], "finished": card["finished"]}
+    typer.echo(json.dumps(summary, indent=None if as_json else 1))
+
+
+# Options that `train retriever` and `train reranker` share (typer reads them as defaults).
+_OPT_OUT = typer.Option(..., "--out", "-o", help="Model directory to write (best checkpoint + graphhop_card.json); <out>.ckpt holds the resumable state.")
+_OPT_DATASETS = typer.Option(..., "--datasets", help=_DATASETS_HELP)
+_OPT_DATA = typer.Option(None, "--data", help="Benchmark data root (default: $GRAPHHOP_DATA).")
+_OPT_WARMUP = typer.Option(0.1, "--warmup", help="Warm-up, as a fraction of all steps.")
+_OPT_LIMIT = typer.Option(None, "--limit", help="Use at most N training questions per dataset (seeded shuffle).")
+_OPT_HOLDOUT = typer.Option(10, "--holdout", help="Percent of training questions held out for per-epoch evaluation and best-checkpoint choice.")
+_OPT_VAL_LIMIT = typer.Option(300, "--val-limit", help="Evaluate on at most N held-out questions per epoch.")
+_OPT_MAX_STEPS = typer.Option(None, "--max-steps", help="Stop after N optimizer steps in total.")
+_OPT_MAX_MINUTES = typer.Option(None, "--max-minutes", help="Stop (evaluate, checkpoint) after N minutes; rerun to resume.")
+_OPT_POOL_SIZE = typer.Option(20000, "--pool-size", help="KBs larger than this are ranked within a pool of N facts for mining/evaluation.")
+_OPT_THREADS = typer.Option(2, "--threads", help="torch CPU threads (use 1 on a busy machine: oversubscribed threads made steps ~10x slower here).")
+_OPT_SEED = typer.Option(0, "--seed", help="Random seed (data order, negatives).")
+_OPT_AS_JSON = typer.Option(False, "--json", help="Print the summary as one JSON line.")
+
+def train_retriever(
+    out: Path = _OPT_OUT,
+    datasets: str = _OPT_DATASETS,
+    data: Optional[Path] = _OPT_DATA,
+    model: Optional[str] = typer.Option(None, "--model", help="Initial bi-encoder (default: bundled all-MiniLM-L6-v2)."),
+    epochs: int = typer.Option(2, "--epochs", help="Passes over the training pairs."),
+    batch_size: int = typer.Option(32, "--batch-size", help="Pairs per batch (in-batch negatives = batch size - 1)."),
+    lr: float = typer.Option(2e-5, "--lr", help="AdamW learning rate (linear warm-up, then linear decay)."),
+    warmup: float = _OPT_WARMUP,
+    hard_negatives: int = typer.Option(1, "--hard-negatives", help="Mined hard negatives added per pair (0 = in-batch only)."),
+    mine_k: int = typer.Option(20, "--mine-k", help="Hard negatives are drawn from the current model's top-K non-gold facts."),
+    remine_every: int = typer.Option(1, "--remine-every", help="Re-mine hard negatives with the current model every N epochs (0 = never)."),
+    scale: float = typer.Option(20.0, "--scale", help="Similarity scale (inverse temperature) of the contrastive loss."),
+    max_length: int = typer.Option(64, "--max-length", help="Max tokens per question or fact."),
+    limit: Optional[int] = _OPT_LIMIT,
+    max_positives: int = typer.Option(8, "--max-positives", help="Training pairs per question at most (all gold facts stay excluded from negatives)."),
+    holdout: int = _OPT_HOLDOUT,
+    val_limit: int = _OPT_VAL_LIMIT,
+    max_steps: Optional[int] = _OPT_MAX_STEPS,
+    max_minutes: Optional[float] = _OPT_MAX_MINUTES,
+    pool_size: int = _OPT_POOL_SIZE,
+    threads: int = _OPT_THREADS,
+    seed: int = _OPT_SEED,
+    as_json: bool = _OPT_AS_JSON,
+) -> None:
+    """Fine-tune the DiFaR bi-encoder on (question, gold fact) pairs with in-batch + hard negatives.
+
+    Rerunning the same command after an interruption resumes from <out>.ckpt. Use the result with
+    `graphhop eval DATASET --model OUT` (the KB is re-encoded with the new model, once, and cached).
+    """
+    names, train, val = _load(datasets, data, limit, holdout, max_positives, seed)
+    cfg = _config(
+        model=model, epochs=epochs, batch_size=batch_size, lr=lr, warmup=warmup, hard_negatives=hard_negatives, random_negatives=0,
+        mine_k=mine_k, remine_every=remine_every, scale=scale, max_length=max_length, max_steps=max_steps, max_minutes=max_minutes,
+        pool_size=pool_size, threads=threads, seed=seed, val_limit=val_limit,
+    )
+    _run("retriever", out, names, train, val, cfg, as_json)
+
+
+def train_reranker(
+    out: Path = _OPT_OUT,
+    datasets: str = _OPT_DATASETS,
+    data: Optional[Path] = _OPT_DATA,
+    model: Optional[str] = typer.Option(None, "--model", help="Cross-encoder backbone: HF name or directory (default: bundled MiniLM + a fresh one-logit head)."),
+    miner: Optional[str] = typer.Option(None, "--miner", help="Bi-encoder whose top-K gives the hard negatives and validation candidates (default: MiniLM; or a `train retriever` output)."),
+    epochs: int = typer.Option(2, "--epochs", help="Passes over the training questions."),
+    batch_size: int = typer.Option(32, "--batch-size", help="(question, fact) pairs per batch."),
+    lr: float = typer.Option(3e-5, "--lr", help="AdamW learning rate (linear warm-up, then linear decay)."),
+    warmup: float = _OPT_WARMUP,
+    hard_negatives: int = typer.Option(3, "--hard-negatives", help="Hard negatives per question: the highest-ranked non-gold facts."),
+    random_negatives: int = typer.Option(1, "--random-negatives", help="Random non-gold facts per question."),
+    mine_k: int = typer.Option(20, "--mine-k", help="Size of the miner's pool of non-gold candidates per question."),
+    remine_every: int = typer.Option(1, "--remine-every", help="Every N epochs, re-rank the pool with the current reranker and take its top non-gold facts (0 = never)."),
+    eval_k: int = typer.Option(20, "--eval-k", help="Validation reranks the miner's top-K per held-out question."),
+    max_length: int = typer.Option(96, "--max-length", help="Max tokens per (question, fact) pair."),
+    limit: Optional[int] = _OPT_LIMIT,
+    max_positives: int = typer.Option(8, "--max-positives", help="Positive pairs per question at most (all gold facts stay excluded from negatives)."),
+    holdout: int = _OPT_HOLDOUT,
+    val_limit: int = _OPT_VAL_LIMIT,
+    max_steps: Optional[int] = _OPT_MAX_STEPS,
+    max_minutes: Optional[float] = _OPT_MAX_MINUTES,
+    pool_size: int = _OPT_POOL_SIZE,
+    threads: int = _OPT_THREADS,
+    seed: int = _OPT_SEED,
+    as_json: bool = _OPT_AS_JSON,
+) -> None:
+    """Train a DiFaR² cross-encoder reranker with BCE on gold facts vs. the retriever's most confusing facts.
+
+    Rerunning the same command after an interruption resumes from <out>.ckpt. Use the result with
+    `graphhop eval DATASET --rerank OUT --rerank-k 100`.
+    """
+    names, train, val = _load(datasets, data, limit, holdout, max_positives, seed)
+    cfg = _config(
+        model=model, miner=miner, epochs=epochs, batch_size=batch_size, lr=lr, warmup=warmup, hard_negatives=hard_negatives,
+        random_negatives=random_negatives, mine_k=mine_k, remine_every=remine_every, eval_k=eval_k, max_length=max_length,
+        max_steps=max_steps, max_minutes=max_minutes, pool_size=pool_size, threads=threads, seed=seed, val_limit=val_limit,
+    )
+    _run("reranker", out, names, train, val, cfg, as_json)
+
+
+def train_query_generator(
+    out: Path = typer.Option(..., "--out", "-o", help="Directory to write the trained span selector to (atomically)."),
+    data: Optional[Path] = typer.Option(None, "--data", help="Benchmark data root (default: $GRAPHHOP_DATA)."),
+    dataset: list[str] = typer.Option(
+        ["hotpotqa", "musique"], "--dataset", "-d", help="Training set(s): hotpotqa, musique (repeat the option)."
+    ),
+    index_dir: Path = typer.Option(DEFAULT_INDEX_DIR, "--index-dir", help="Where per-dataset indexes are built or reused."),
+    model: Optional[str] = typer.Option(None, "--model", help="Base encoder (HF name or path; default: bundled MiniLM)."),
+    epochs: int = typer.Option(3, help="Training epochs."),
+    batch_size: int = typer.Option(16, help="Examples per optimizer step."),
+    lr: float = typer.Option(5e-5, help="Peak learning rate (AdamW)."),
+    warmup: float = typer.Option(0.1, help="Share of steps with linear warm-up."),
+    max_steps: Optional[int] = typer.Option(None, help="Stop after this many steps (default: all epochs)."),
+    max_words: int = typer.Option(25, help="Words kept per passage in a hop context."),
+    max_length: int = typer.Option(192, help="Word pieces per (hop, context) input; longer contexts are cut."),
+    oracle_select: str = typer.Option(
+        "shortest", help="Which oracle span is the target: shortest that finds the passage (paper) or best rank."
+    ),
+    seed: int = typer.Option(0, help="Random seed."),
+    threads: Optional[int] = typer.Option(None, help="Torch CPU threads (default: $GRAPHHOP_THREADS or all cores)."),
+) -> None:
+    """Train GoldEn's query generator: a span selector fitted to oracle queries (train split), best epoch on dev."""
+    from graphhop.datasets.kgqa import data_root
+    from graphhop.datasets.textqa import load_text_dataset
+    from graphhop.eval.golden import open_or_build_index
+    from graphhop.models.encoder import set_threads
+    from graphhop.models.span import SpanSelector
+    from graphhop.retrieve.golden import GoldEnSearch
+    from graphhop.train.query_generator import OracleStats, query_examples, train_span_selector
+
+    set_threads(threads)
+    if oracle_select not in ("shortest", "rank"):
+        raise InputError(f"--oracle-select {oracle_select!r}: choose shortest or rank")
+    root = data_root(data)
+    train, dev, stats = [], [], {}
+    for name in dataset:
+        if name not in ("hotpotqa", "musique"):
+            raise InputError(f"--dataset {name!r}: the query generator trains on hotpotqa and/or musique")
+        for split, bucket in (("train", train), ("dev", dev)):
+            examples, corpus = load_text_dataset(name, split, root)
+            search = GoldEnSearch(open_or_build_index(name, corpus, index_dir, progress=True))
+            st = OracleStats()
+            bucket.extend(query_examples(examples, search, max_words=max_words, stats=st, select=oracle_select))
+            stats[f"{name}/{split}"] = st.to_dict()
+            typer.echo(f"{name}/{split}: {st.questions} questions, {st.hops} hops, oracle found {st.found_top5} in top 5, skipped {st.skipped}")
+    selector = SpanSelector.from_pretrained(model, max_length=max_length)
+    selector.max_length = max_length
+    result = train_span_selector(
+        selector,
+        train,
+        dev,
+        epochs=epochs,
+        batch_size=batch_size,
+        lr=lr,
+        warmup=warmup,
+        max_steps=max_steps,
+        seed=seed,
+        out=out,
+        card={
+            "task": "golden-query-generation",
+            "data": {"datasets": list(dataset), "root": str(root), "oracle": stats, "max_words": max_words, "oracle_select": oracle_select},
+        },
+    )
+    typer.echo(
+        f"saved {out}: {result.steps} steps in {result.seconds:.0f}s, best epoch {result.best_epoch} "
+        + " ".join(f"{k}={v:.3f}" for k, v in result.best.items())
+    )
+
+
+def train_bgr(
+    data: Path = typer.Argument(..., help="Builder dataset folder (train.jsonl + dev.jsonl)."),
+    out: Path = typer.Option(..., "--out", "-o", help="Model dir to write (bgr.pt + model_card.json, atomic)."),
+    train_limit: Optional[int] = typer.Option(None, help="Use the first N training questions."),
+    dev_limit: int = typer.Option(200, help="Dev questions scored each epoch and used to choose thresholds/merge."),
+    epochs: int = typer.Option(20, help="Maximum epochs (early stop after --patience epochs without a better dev F1)."),
+    patience: int = typer.Option(5, help="Epochs without improvement before stopping."),
+    max_minutes: float = typer.Option(10.0, help="Wall-clock budget for training."),
+    encoder: str = typer.Option("default", help="Frozen encoder: 'default' (bundled MiniLM) or a HF name/path."),
+    cache: Path = typer.Option(Path("runs/bgr-cache"), help="Where encoder vectors are cached."),
+    threads: int = typer.Option(2, help="Torch CPU threads."),
+    seed: int = typer.Option(13, help="Seed."),
+    path_text: bool = typer.Option(False, "--path-text/--no-path-text",
+                                   help="Add the path-text matcher feature (cosine to the re-encoded question + path)."),
+    vector_dropout: float = typer.Option(0.0, min=0.0, max=0.9,
+                                         help="Training: drop a row's whole vector block with this probability."),
+) -> None:
+    """Train the Graph-hop retriever (forward + backward) on a builder dataset; print a JSON summary."""
+    from graphhop.models.encoder import set_threads
+    from graphhop.retrieve.graphhop import BGRConfig
+    from graphhop.train.bgr import EmbeddingCache, TrainConfig, load_examples
+    from graphhop.train.bgr import train_bgr as run
+
+    set_threads(threads)
+    name = None if encoder == "default" else encoder
+    emb = EmbeddingCache(cache, name)
+    train = load_examples(builder_records(data, "train"), emb, train_limit, progress=True)
+    dev = load_examples(builder_records(data, "dev"), emb, dev_limit, progress=True)
+    dim = int(train[0].question_vec.shape[0]) if train else 384
+    cfg = BGRConfig(encoder=emb.model_name, input_dim=dim)
+    cfg.path_text_feature = path_text
+    cfg.vector_dropout = vector_dropout
+    _, card = run(train, dev, out, cfg, TrainConfig(epochs=epochs, max_minutes=max_minutes, dev_limit=dev_limit,
+                                                    threads=threads, seed=seed, patience=patience),
+                  progress=True, log=lambda m: typer.echo(m, err=True), card_extra={"data": str(data)},
+                  encode=lambda t: emb.encode(t))
+    emb.save()
+    typer.echo(json.dumps({"out": str(out), "train_seconds": card["train_seconds"], "best_epoch": card["best_epoch"],
+                           "selection": {k: v for k, v in card["selection"].items() if k != "dev"}}, indent=1))
+
+
+def train_reader(
+    data: Path = typer.Argument(..., help="Builder dataset directory (train.jsonl, dev.jsonl) or a train .jsonl file."),
+    out: Path = typer.Option(..., "--out", "-o", help="Where to save the span reader (atomically)."),
+    dev: Optional[Path] = typer.Option(None, "--dev", help="Dev .jsonl (default: dev.jsonl next to the training data)."),
+    model: Optional[str] = typer.Option(None, "--model", help="HF encoder name or path (default: bundled MiniLM)."),
+    evidence: str = typer.Option("gold", "--evidence", help="Evidence the reader sees in training: gold (the gold graph) or pool (gold + distractors)."),
+    epochs: int = typer.Option(2, "--epochs"),
+    batch_size: int = typer.Option(16, "--batch-size"),
+    lr: float = typer.Option(1e-4, "--lr"),
+    warmup: float = typer.Option(0.1, "--warmup", help="Fraction of steps for linear warm-up."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="Use the first N training questions."),
+    dev_limit: Optional[int] = typer.Option(200, "--dev-limit", help="Evaluate on the first N dev questions."),
+    max_length: int = typer.Option(256, "--max-length", help="Word pieces per (question, evidence) pair."),
+    max_minutes: Optional[float] = typer.Option(None, "--max-minutes", help="Stop training after this many minutes (best checkpoint kept)."),
+    threads: Optional[int] = typer.Option(None, "--threads", help="torch CPU threads."),
+    seed: int = typer.Option(0, "--seed"),
+) -> None:
+    """Train the span reader on a builder dataset's (question, evidence, answer) triples."""
+    from graphhop.models.encoder import set_threads
+    from graphhop.read.span import SpanReader, examples_from_records
+    from graphhop.train.reader import train_span_reader
+
+    set_threads(threads)
+    train_path = data / "train.jsonl" if data.is_dir() else data
+    dev_path = dev or (train_path.parent / "dev.jsonl")
+    if not train_path.exists():
+        raise InputError(f"{train_path}: no such file")
+    train_ex, skipped = examples_from_records(train_path, evidence=evidence, limit=limit)
+    dev_ex: list = []
+    if dev_path.exists():
+        dev_ex, _ = examples_from_records(dev_path, evidence=evidence, limit=dev_limit)
+    typer.echo(f"train: {len(train_ex)} examples ({skipped} questions without the answer in their evidence); dev: {len(dev_ex)}")
+    reader = SpanReader.from_pretrained(model, max_length=max_length)
+    result = train_span_reader(reader, train_ex, dev_ex, out=out, epochs=epochs, batch_size=batch_size, lr=lr,
+                               warmup=warmup, seed=seed, max_minutes=max_minutes,
+                               card={"data": str(train_path), "evidence": evidence})
+    typer.echo(json.dumps({"out": str(out), "steps": result.steps, "seconds": round(result.seconds, 1),
+                           "best_epoch": result.best_epoch, "best": result.best}, indent=2))

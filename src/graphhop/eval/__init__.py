@@ -1,0 +1,1 @@
+"""Evaluation: running methods over datasets and scoring them."""
