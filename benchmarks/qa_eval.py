@@ -45,11 +45,11 @@ def run(name: str, methods: list[str], limit: int, k: int, rerankers: dict[str, 
         progress: bool, join: bool = True) -> list[dict]:
     from tqdm.auto import tqdm
 
-    from graphhop.pipeline.ask import make_ask_retriever
     from graphhop.evaluation import dataset_index
     from graphhop.index.dense import DenseOptions
     from graphhop.kb.loaders import iter_triples
     from graphhop.kb.store import TripleStore
+    from graphhop.pipeline.registry import build_pipeline
     from graphhop.read.facts import FactReader, graph_from_paths, retrieve_evidence
     from graphhop.read.ops import OperationReader, detect_qtype
 
@@ -79,7 +79,8 @@ def run(name: str, methods: list[str], limit: int, k: int, rerankers: dict[str, 
             if method == "difar2" and spec.family not in rerankers:
                 print(f"skip {name}/difar2: no --reranker {spec.family}=DIR", file=sys.stderr)
                 continue
-            retriever = make_ask_retriever(index, method, Path(rerankers[spec.family]) if method == "difar2" else None, 50)
+            opts = {"reranker": rerankers[spec.family], "rerank_k": 50} if method == "difar2" else {}
+            retriever = build_pipeline(method, index, **opts)  # its search: the method's ranking
             graphs = []
             step = 25
             it = range(0, len(questions), step)

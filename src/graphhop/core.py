@@ -23,6 +23,7 @@ __all__ = [
     "Reranker",
     "GraphRetriever",
     "Reader",
+    "Stage",
     "GraphhopError",
     "InputError",
 ]
@@ -68,10 +69,20 @@ class Passage:
 
 
 class Hit(NamedTuple):
-    """One retrieved item: the evidence id and its score (higher is better)."""
+    """One retrieved item: the evidence id, its score (higher is better) and what a user needs to
+    read it: its ``text`` and, for a KG fact, the ``fact`` (head, relation, tail)."""
 
     id: str
     score: float
+    text: str = ""
+    fact: Fact | None = None
+
+    def to_json(self) -> dict:
+        """``{"id", "score", "text"}`` plus ``head``/``relation``/``tail`` for a fact."""
+        row: dict = {"id": self.id, "score": self.score, "text": self.text}
+        if self.fact is not None:
+            row.update(head=self.fact.head, relation=self.fact.relation, tail=self.fact.tail)
+        return row
 
 
 #: An ordered list of hits for one query, best first.
@@ -126,10 +137,10 @@ class Reranker(Protocol):
 
 @runtime_checkable
 class GraphRetriever(Protocol):
-    """Retrieves an evidence graph (a DAG rooted at the question) for one question."""
+    """Retrieves evidence graphs (DAGs rooted at the question), batch first."""
 
-    def retrieve_graph(self, question: str) -> "EvidenceGraph":
-        """Return the evidence graph for ``question``."""
+    def retrieve_graph(self, questions: Sequence[str]) -> list["EvidenceGraph"]:
+        """Return one evidence graph per question, in question order."""
         ...
 
 
@@ -140,3 +151,25 @@ class Reader(Protocol):
     def answer(self, question: str, evidence: "EvidenceGraph") -> Answer:
         """Return the answer with its score and supporting evidence ids."""
         ...
+
+
+class Stage:
+    """A step of a pipeline (a retriever, reranker, graph retriever, reader, or a whole pipeline).
+
+    A stage implements the protocol methods it supports; the others say so in one line. Pipelines
+    are stages too, so they compose and can be compared in one experiment.
+    """
+
+    #: The stage's name in tables and traces.
+    name: str = ""
+
+    def _unsupported(self, what: str) -> GraphhopError:
+        return GraphhopError(f"{self.name or type(self).__name__}: this stage does not {what}")
+
+    def search(self, queries: Sequence[str], k: int = 10) -> list[Ranking]:
+        """:class:`Retriever`: one ranking of at most ``k`` hits per query."""
+        raise self._unsupported("rank evidence (search)")
+
+    def retrieve_graph(self, questions: Sequence[str]) -> list["EvidenceGraph"]:
+        """:class:`GraphRetriever` over a batch: one evidence graph per question."""
+        raise self._unsupported("build evidence graphs (retrieve_graph)")

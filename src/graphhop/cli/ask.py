@@ -1,4 +1,4 @@
-"""``graphhop ask``: parse the options, run :func:`graphhop.pipeline.ask.answer_question`, print.
+"""``graphhop ask``: parse the options, build the named pipeline (:mod:`graphhop.pipeline.registry`), print its answer.
 
 Nothing is downloaded: the default reader scores with the bundled MiniLM bi-encoder; ``--reader-model DIR``
 uses a trained cross-encoder (``graphhop train reranker``) instead.
@@ -7,7 +7,6 @@ uses a trained cross-encoder (``graphhop train reranker``) instead.
 from __future__ import annotations
 
 import json
-import math
 import time
 from pathlib import Path
 from typing import Any, Optional
@@ -15,20 +14,30 @@ from typing import Any, Optional
 import typer
 
 from graphhop.core import InputError
-from graphhop.pipeline.ask import ASK_METHODS, answer_question, make_ask_retriever
+from graphhop.pipeline.ask import AskResult
 
-__all__ = ["ask", "register"]
+__all__ = ["ask", "pipelines", "register"]
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``ask`` to ``app``."""
+    """Add ``ask`` and ``pipelines`` to ``app``."""
     app.command("ask")(ask)
+    app.command("pipelines")(pipelines)
+
+
+def pipelines(as_json: bool = typer.Option(False, "--json", help="Machine-readable output.")) -> None:
+    """List the registered pipelines (what --method takes), the index kinds each runs over, and what it does."""
+    from graphhop.cli.common import print_table
+    from graphhop.pipeline.registry import pipeline_names, pipeline_spec
+
+    rows = [{"method": n, "kinds": ",".join(pipeline_spec(n).kinds), "text": pipeline_spec(n).help} for n in pipeline_names()]
+    print_table("pipelines", rows, as_json)
 
 
 def ask(
     question: str = typer.Argument(..., help="The question."),
     index: Optional[Path] = typer.Option(None, "--index", "-i", help="Index directory (`graphhop index`); default: the bundled demo KB."),
-    method: str = typer.Option("dense", "--method", "-m", help="Retrieval: dense, bm25, hybrid, difar2, golden or bgr."),
+    method: str = typer.Option("dense", "--method", "-m", help="Pipeline: dense, bm25, hybrid, difar2, golden, mdr, bgr, ... (`graphhop pipelines` lists them)."),
     k: int = typer.Option(20, "-k", help="Facts retrieved for the question (hop 1); later hops add 10 per frontier entity."),
     hops: int = typer.Option(3, "--hops", help="Longest reasoning chain (facts)."),
     qtype: Optional[str] = typer.Option(None, "--qtype", help="Force the question type: query, count, boolean, comparison, relation."),
@@ -45,13 +54,13 @@ def ask(
     from rich.console import Console
 
     from graphhop.index.directory import KnowledgeIndex
-    from graphhop.read.facts import FactReader
-    from graphhop.read.ops import QTYPES, OperationReader
+    from graphhop.pipeline.registry import build_pipeline, pipeline_names
+    from graphhop.read.ops import QTYPES
 
     if qtype is not None and qtype not in QTYPES:
         raise InputError(f"--qtype: unknown type {qtype!r}; choose one of {', '.join(QTYPES)}")
-    if method not in ASK_METHODS:
-        raise InputError(f"--method: unknown method {method!r}; choose one of {', '.join(ASK_METHODS)}")
+    if method not in pipeline_names():
+        raise InputError(f"--method: unknown method {method!r}; choose one of {', '.join(pipeline_names())}")
     if not 1 <= k <= 1000 or not 1 <= hops <= 5:
         raise InputError(f"-k must be in 1..1000 and --hops in 1..5 (got {k}, {hops})")
     t0 = time.perf_counter()
@@ -61,40 +70,31 @@ def ask(
         kindex = demo_index(progress=not as_json)
     else:
         kindex = KnowledgeIndex.open(index)
-    reader = OperationReader(FactReader.from_model(str(reader_model) if reader_model else None, max_hops=hops))
-    retriever = None if method == "bgr" else make_ask_retriever(kindex, method, reranker, rerank_k, query_generator)
-    span_reader = None
-    if span_model is not None:
-        from graphhop.read.span import SpanReader
-
-        span_reader = SpanReader.load(str(span_model))
+    options = {"k": k, "hops": hops, "reader_model": reader_model, "span_model": span_model, "reranker": reranker,
+               "rerank_k": rerank_k if reranker else None, "query_generator": query_generator, "bgr_model": bgr_model}
+    pipe = build_pipeline(method, kindex, **options)
+    _ = pipe.reader  # load the reader now: setup time is reported apart from answering
     setup = time.perf_counter() - t0
-    out = answer_question(question, kindex, method, k, hops, qtype, reader, retriever, bgr_model, span_reader)
-    out["timings"] = {"setup_s": setup, **out["timings"]}
+    res = pipe.ask(question, qtype=qtype)
+    res.timings = {"setup_s": setup, **res.timings}
     if as_json:
-        payload = {key: out[key] for key in ("question", "method", "qtype", "answer", "score", "answers", "support", "trace", "timings")}
-        if not math.isfinite(payload["score"]):
-            payload["score"] = None  # no answer: keep the output strict JSON
-        payload["graph"] = out["graph"].to_json()
-        payload["support_graph"] = out["support_graph"].to_json()
-        print(json.dumps(payload, ensure_ascii=False, default=float))
+        print(json.dumps(res.to_json(), ensure_ascii=False, default=float))
         return
-    console = Console()
-    _print_answer(console, out, full_graph)
+    _print_answer(Console(), res, full_graph)
 
 
-def _print_answer(console: Any, out: dict[str, Any], full_graph: bool = False) -> None:
+def _print_answer(console: Any, res: AskResult, full_graph: bool = False) -> None:
     from rich.markup import escape
 
-    console.print(f"[bold]Q:[/] {escape(out['question'])}  [dim]({out['qtype']}, {out['method']})[/]")
+    console.print(f"[bold]Q:[/] {escape(res.question)}  [dim]({res.qtype}, {res.method})[/]")
     extra = ""
-    if len(out["answers"]) > 1:
-        extra = f"  [dim]all: {escape(', '.join(out['answers'][:10]))}{' ...' if len(out['answers']) > 10 else ''}[/]"
-    score = f"score {out['score']:.3f}" if math.isfinite(out["score"]) else "no supported answer"
-    console.print(f"[bold green]A:[/] {escape(out['answer'] or '(no answer)')}  [dim]{score}[/]{extra}")
-    graph = out["graph"] if full_graph else out["support_graph"]
-    title = "evidence graph" if full_graph else f"supporting evidence ({len(out['support'])} of {len(out['graph'])} facts in the graph)"
+    if len(res.answers) > 1:
+        extra = f"  [dim]all: {escape(', '.join(res.answers[:10]))}{' ...' if len(res.answers) > 10 else ''}[/]"
+    score = f"score {res.score:.3f}" if res.score is not None else "no supported answer"
+    console.print(f"[bold green]A:[/] {escape(res.answer or '(no answer)')}  [dim]{score}[/]{extra}")
+    graph = res.graph if full_graph else res.support_graph
+    title = "evidence graph" if full_graph else f"supporting evidence ({len(res.support)} of {len(res.graph)} facts in the graph)"
     console.print(f"[bold]{title}:[/]")
     console.print(escape(graph.render_tree(width=120)), highlight=False)
-    t = out["timings"]
+    t = res.timings
     console.print("[dim]timings: " + ", ".join(f"{k[:-2]} {v * 1000:.0f} ms" for k, v in t.items()) + "[/]")

@@ -21,7 +21,7 @@ def register(app: typer.Typer) -> None:
 def eval_cmd(
     dataset: str = typer.Argument(..., help="pq-2h, pq-3h, pql-2h, pql-3h, pql-3h-more, wc-p1, wc-p2, wc-c, metaqa-1h, metaqa-2h, metaqa-3h."),
     split: str = typer.Option("dev", "--split", help="Dataset split."),
-    methods: str = typer.Option("bm25,dense,hybrid", "--methods", help="Comma-separated: bm25, dense, hybrid."),
+    methods: str = typer.Option("bm25,dense,hybrid", "--methods", help="Comma-separated registered pipelines: bm25, dense, hybrid, mdr, golden, ..."),
     data: Optional[Path] = typer.Option(None, "--data", help="Benchmark data root (default: $GRAPHHOP_DATA)."),
     dense: str = typer.Option("flat", "--dense", help="Dense index kind: flat or hnsw-sq."),
     model: Optional[str] = typer.Option(None, "--model", help="Bi-encoder (default: bundled all-MiniLM-L6-v2)."),
@@ -34,16 +34,20 @@ def eval_cmd(
     from graphhop.datasets.kgqa import kb_path, load_dataset
     from graphhop.evaluation import dataset_index, evaluate_retrievers
     from graphhop.index.dense import DenseOptions
-    from graphhop.retrieve import make_retriever
+    from graphhop.pipeline.registry import build_pipeline, pipeline_spec
     from graphhop.retrieve.rerank import with_rerank
 
+    names = split_methods(methods)
+    for m in names:
+        pipeline_spec(m)  # an unknown name stops here, before any index is built
     examples = load_dataset(dataset, split, data)
     if limit:
         examples = examples[:limit]
-    index = dataset_index(kb_path(dataset, data), DenseOptions(dense), model=model)
+    sparse_only = set(names) <= {"bm25", "golden"}  # no encoder is loaded nor the KB encoded for these
+    index = dataset_index(kb_path(dataset, data), None if sparse_only else DenseOptions(dense), model=model)
     retrievers = {}
-    for m in split_methods(methods):
-        base = make_retriever(index, m, model)
+    for m in names:
+        base = build_pipeline(m, index, model=model)
         retrievers[m] = base
         if rerank is not None:
             retrievers[f"{m}+rerank@{rerank_k}"] = with_rerank(base, index, rerank, rerank_k)
@@ -60,6 +64,7 @@ def datasets_cmd(data: Optional[Path] = typer.Option(None, "--data", help="Bench
     root = data or (Path(os.environ["GRAPHHOP_DATA"]) if os.environ.get("GRAPHHOP_DATA") else None)
     rows = []
     for name, spec in DATASETS.items():
-        present = None if root is None else (root / spec.questions.format(split="dev")).exists()
-        rows.append({"dataset": name, "family": spec.family, "hops": spec.hops, "kb": spec.kb, "dev present": present})
+        present = {s: None if root is None else (root / spec.questions.format(split=s)).exists() for s in ("dev", "test")}
+        rows.append({"dataset": name, "family": spec.family, "hops": spec.hops, "kb": spec.kb,
+                     "dev present": present["dev"], "test present": present["test"]})
     print_table("datasets", rows)

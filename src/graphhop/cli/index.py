@@ -77,7 +77,7 @@ def search_cmd(
     index_dir: Path = typer.Argument(..., help="Index directory built by `graphhop index`."),
     queries: list[str] = typer.Argument(..., help="One or more questions."),
     k: int = typer.Option(10, "-k", help="Results per question (up to 1000)."),
-    method: str = typer.Option("hybrid", "--method", "-m", help="bm25, dense or hybrid."),
+    method: str = typer.Option("hybrid", "--method", "-m", help="A registered pipeline: bm25, dense, hybrid, mdr, golden, ..."),
     model: Optional[str] = typer.Option(None, "--model", help="Encoder (must be the one the index was built with)."),
     rerank: Optional[Path] = typer.Option(None, "--rerank", help="Cross-encoder model directory (DiFaR²) to rerank with."),
     rerank_k: int = typer.Option(100, "--rerank-k", help="How many first-stage hits to rerank."),
@@ -85,18 +85,18 @@ def search_cmd(
 ) -> None:
     """Retrieve the nearest facts/passages for questions."""
     from graphhop.index.directory import KnowledgeIndex
-    from graphhop.retrieve import make_retriever
+    from graphhop.pipeline.registry import build_pipeline
     from graphhop.retrieve.rerank import with_rerank
 
     if not 1 <= k <= 1000:
         raise GraphhopError(f"-k: must be between 1 and 1000, got {k}")
     index = KnowledgeIndex.open(index_dir)
-    retriever = with_rerank(make_retriever(index, method, model), index, rerank, rerank_k)
-    rankings = retriever.search(queries, k)
+    retriever = with_rerank(build_pipeline(method, index, model=model), index, rerank, rerank_k)
+    rankings = [[h if h.text else index.docs[h.id].hit(h.score) for h in ranking] for ranking in retriever.search(queries, k)]
     if as_json:
-        print(json.dumps([{"query": q, "hits": [{"rank": r, "id": h.id, "score": h.score, "text": index.docs[h.id].text}
-                                                  for r, h in enumerate(ranking, 1)]} for q, ranking in zip(queries, rankings)], ensure_ascii=False))
+        print(json.dumps([{"query": q, "hits": [{"rank": r, **h.to_json()} for r, h in enumerate(ranking, 1)]}
+                          for q, ranking in zip(queries, rankings)], ensure_ascii=False))
         return
     for q, ranking in zip(queries, rankings):
         print_table(f"{method}{' + rerank' if rerank else ''}: {q}",
-                    [{"rank": r, "score": round(h.score, 4), "id": h.id, "text": index.docs[h.id].text} for r, h in enumerate(ranking, 1)])
+                    [{"rank": r, "score": round(h.score, 4), "id": h.id, "text": h.text} for r, h in enumerate(ranking, 1)])

@@ -9,35 +9,33 @@ __all__ = ["run_ask_demo"]
 
 
 def run_ask_demo(console: Any = None, method: str = "dense", index: Any = None) -> dict[str, Any]:
-    """Answer every demo question with :func:`graphhop.pipeline.ask.answer_question` and print a table
+    """Answer every demo question with the registered pipeline ``method`` and print a table
     (question, type, answer, gold, correct) plus the support tree of each answer. Returns
     ``{"correct": n, "total": n, "rows": [...]}``."""
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
-    from graphhop.pipeline.ask import answer_question, make_ask_retriever
     from graphhop.demo import demo_index, demo_questions
     from graphhop.metrics.qa import exact_match
-    from graphhop.read.ops import OperationReader
+    from graphhop.pipeline.registry import build_pipeline
 
     console = console or Console()
     t0 = time.perf_counter()
     index = index or demo_index(progress=False)
-    retriever = make_ask_retriever(index, method)
-    reader = OperationReader()
+    pipe = build_pipeline(method, index)
     table = Table(title=f"graphhop ask on the demo questions ({method} retrieval, untrained MiniLM fact reader)",
                   title_justify="left")
     for col in ("id", "type", "answer", "gold", "ok", "ms"):
         table.add_column(col, justify="right" if col == "ms" else "left")
     rows = []
     for q in demo_questions():
-        out = answer_question(q.question, index, method, reader=reader, retriever=retriever)
-        ok = bool(exact_match(out["answer"], q.answers))
-        rows.append({"id": q.id, "qtype": out["qtype"], "answer": out["answer"], "gold": q.answers, "correct": ok,
-                     "support": out["support_graph"].render_tree(width=110)})
-        table.add_row(q.id, out["qtype"], escape(out["answer"]), escape(", ".join(q.answers)),
-                      "[green]✓[/]" if ok else "[red]✗[/]", f"{out['timings']['total_s'] * 1000:.0f}")
+        res = pipe.ask(q.question)
+        ok = bool(exact_match(res.answer, q.answers))
+        rows.append({"id": q.id, "qtype": res.qtype, "answer": res.answer, "gold": q.answers, "correct": ok,
+                     "support": res.support_graph.render_tree(width=110)})
+        table.add_row(q.id, res.qtype, escape(res.answer), escape(", ".join(q.answers)),
+                      "[green]✓[/]" if ok else "[red]✗[/]", f"{res.timings['total_s'] * 1000:.0f}")
     for row in rows:
         console.print(f"[bold]{row['id']}[/] → {escape(row['answer'])}")
         console.print(escape(row["support"]), highlight=False)

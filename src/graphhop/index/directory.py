@@ -20,7 +20,7 @@ from typing import Any, Iterable, Iterator
 
 import numpy as np
 
-from graphhop.core import Fact, InputError, Passage
+from graphhop.core import Fact, Hit, InputError, Passage
 from graphhop.index.dense import DENSE_KINDS, DenseIndex, DenseOptions
 from graphhop.index.manifest import check_index_fields, read_manifest, verify_checksums, write_manifest
 from graphhop.io import atomic_dir
@@ -40,6 +40,10 @@ class Document:
     text: str
     title: str = ""
     fact: Fact | None = None
+
+    def hit(self, score: float) -> Hit:
+        """This document as a search hit with ``score`` (its text and fact carried along)."""
+        return Hit(self.id, float(score), self.text, self.fact)
 
     @property
     def sparse_text(self) -> str:

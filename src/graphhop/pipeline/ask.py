@@ -1,114 +1,134 @@
-"""Answering one question: retrieval -> evidence graph -> question-type operation -> answer.
+"""Answering questions: evidence graph -> question-type operation -> answer, as one stage.
 
-:func:`answer_question` is what ``graphhop ask`` and the demo run: retrieval (``method``) ->
-evidence graph (:func:`graphhop.read.facts.retrieve_evidence`: facts chained from the question's
-entities) -> question type (:func:`graphhop.read.ops.detect_qtype`) -> the type's operation with
-the fact reader -> the answer, its score, the supporting evidence and timings.
+:class:`AskPipeline` is what :func:`graphhop.pipeline.registry.build_pipeline` returns for the
+built-in methods: ``graphs`` builds each question's evidence graph (e.g. hop-wise retrieval,
+:func:`graphhop.read.facts.retrieve_evidence`, or BGR), the question type is detected
+(:func:`graphhop.read.ops.detect_qtype`) and the type's operation runs with the fact reader
+(``span_model``: a span reader answers plain queries). :meth:`AskPipeline.ask` returns an
+:class:`AskResult`.
 """
 
 from __future__ import annotations
 
+import math
 import time
-from pathlib import Path
-from typing import Any, Optional
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
 
-from graphhop.core import InputError
+from graphhop.core import Ranking, Retriever, Stage
 
-__all__ = ["ASK_METHODS", "make_ask_retriever", "answer_question"]
+if TYPE_CHECKING:  # pragma: no cover
+    from graphhop.graph import EvidenceGraph
 
-#: Retrieval methods ``ask`` knows.
-ASK_METHODS = ("dense", "bm25", "hybrid", "difar2", "golden", "bgr")
-
-
-def make_ask_retriever(index: Any, method: str, reranker: Optional[Path] = None, rerank_k: int = 50,
-                       query_generator: Optional[Path] = None) -> Any:
-    """The fact retriever of ``method`` over ``index`` (``bgr`` builds graphs itself: returns None)."""
-    from graphhop.retrieve import make_retriever
-
-    if method in ("bm25", "dense", "hybrid"):
-        return make_retriever(index, method)
-    if method == "difar2":
-        if reranker is None:
-            raise InputError("--method difar2 needs --reranker DIR (a model from `graphhop train reranker`): "
-                             "an untrained cross-encoder head would rank at random")
-        from graphhop.retrieve.rerank import CrossEncoderReranker, RerankedRetriever
-
-        return RerankedRetriever(make_retriever(index, "dense"), CrossEncoderReranker(str(reranker), index), rerank_k=rerank_k)
-    if method == "golden":
-        from graphhop.retrieve.golden import GoldEnRetriever, GoldEnSearch, QuestionQueryGenerator, SpanQueryGenerator
-
-        if query_generator is not None:
-            from graphhop.models.span import SpanSelector
-
-            generator: Any = SpanQueryGenerator(SpanSelector.load(str(query_generator)))
-        else:
-            generator = QuestionQueryGenerator()
-        return GoldEnRetriever(GoldEnSearch(index), generator)
-    if method == "bgr":
-        return None
-    raise InputError(f"unknown method {method!r}; choose one of {', '.join(ASK_METHODS)}")
+__all__ = ["AskResult", "AskPipeline"]
 
 
-def answer_question(
-    question: str,
-    index: Any,
-    method: str = "dense",
-    k: int = 20,
-    hops: int = 3,
-    qtype: Optional[str] = None,
-    reader: Any = None,
-    retriever: Any = None,
-    bgr_model: Optional[Path] = None,
-    span_reader: Any = None,
-) -> dict[str, Any]:
-    """Answer one question over a :class:`~graphhop.index.directory.KnowledgeIndex`.
+@dataclass
+class AskResult:
+    """One answered question: the answer, every answer of its set, the score (None when no answer is
+    supported), the supporting evidence ids, the evidence graph and the answer's support graph, the
+    operation's trace and the timings (seconds)."""
 
-    Returns ``{question, qtype, answer, score, answers, support, trace, graph, support_graph,
-    method, timings}`` (``graph``/``support_graph`` are :class:`~graphhop.graph.EvidenceGraph`).
-    Pass ``reader`` (an :class:`~graphhop.read.ops.OperationReader`) and ``retriever`` to reuse them;
-    ``span_reader`` (a :class:`~graphhop.read.span.SpanReader`) answers plain queries instead of
-    the fact reader (count/boolean/comparison still use the operations).
+    question: str
+    method: str
+    qtype: str
+    answer: str
+    answers: list[str]
+    score: Optional[float]
+    support: list[str]
+    graph: "EvidenceGraph"
+    support_graph: "EvidenceGraph"
+    trace: dict[str, Any] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def supported(self) -> bool:
+        """Whether the answer has a score and supporting evidence."""
+        return self.score is not None and bool(self.support)
+
+    def to_json(self) -> dict[str, Any]:
+        """Strict JSON (graphs as :meth:`EvidenceGraph.to_json`, no NaN/inf)."""
+        return {
+            "question": self.question, "method": self.method, "qtype": self.qtype, "answer": self.answer,
+            "answers": list(self.answers), "score": self.score, "supported": self.supported,
+            "support": list(self.support), "graph": self.graph.to_json(), "support_graph": self.support_graph.to_json(),
+            "trace": self.trace, "timings": dict(self.timings),
+        }
+
+
+class AskPipeline(Stage):
+    """Evidence graphs from ``graphs`` (one per question) -> question type -> operation -> :class:`AskResult`.
+
+    ``retriever`` (when the method ranks evidence) answers :meth:`search`. The reader loads on the
+    first :meth:`ask` (so retrieval-only use never loads it); ``reader_model`` is a trained
+    cross-encoder dir (default: the MiniLM bi-encoder), ``hops`` the longest chain it reads.
     """
-    from graphhop.read.facts import retrieve_evidence, support_graph
-    from graphhop.read.ops import OperationReader
 
-    timings: dict[str, float] = {}
-    t0 = time.perf_counter()
-    reader = reader or OperationReader()
-    if method == "bgr":
-        if bgr_model is None:
-            raise InputError("--method bgr needs --bgr-model DIR (a model from `graphhop train bgr`)")
-        from graphhop.pipeline.bgr import ask_bgr
+    def __init__(self, method: str, graphs: Callable[[list[str]], list["EvidenceGraph"]],
+                 retriever: Optional[Retriever] = None, hops: int = 3, reader_model: Optional[str] = None,
+                 span_model: Optional[str] = None, reader: Any = None) -> None:
+        self.name = method
+        self.graphs, self.retriever, self.hops = graphs, retriever, hops
+        self.reader_model, self.span_model = reader_model, span_model
+        self._reader, self._span_reader = reader, None
 
-        graph = ask_bgr(question, str(bgr_model), index=str(index.path))
-        timings["retrieve_s"] = time.perf_counter() - t0
-    else:
-        retriever = retriever or make_ask_retriever(index, method)
-        timings["load_s"] = time.perf_counter() - t0
+    @property
+    def reader(self) -> Any:
+        """The :class:`~graphhop.read.ops.OperationReader` (loaded on first use)."""
+        if self._reader is None:
+            from graphhop.read.facts import FactReader
+            from graphhop.read.ops import OperationReader
+
+            self._reader = OperationReader(FactReader.from_model(self.reader_model, max_hops=self.hops))
+            if self.span_model is not None:
+                from graphhop.read.span import SpanReader
+
+                self._span_reader = SpanReader.load(str(self.span_model))
+        return self._reader
+
+    def search(self, queries: Sequence[str], k: int = 10) -> list[Ranking]:
+        """The method's ranking (the first stage of its graphs)."""
+        if self.retriever is None:
+            return super().search(queries, k)
+        return self.retriever.search(queries, k)
+
+    def retrieve_graph(self, questions: Sequence[str]) -> list["EvidenceGraph"]:
+        """One evidence graph per question."""
+        return self.graphs(list(questions))
+
+    def ask(self, question: str, qtype: Optional[str] = None) -> AskResult:
+        """Answer one question (``qtype`` forces the question type)."""
+        t0 = time.perf_counter()
+        reader = self.reader
+        timings = {"load_s": time.perf_counter() - t0}
         t1 = time.perf_counter()
-        graph = retrieve_evidence(retriever, index.docs, [question], k=k, hops=hops)[0]
+        graph = self.retrieve_graph([question])[0]
         timings["retrieve_s"] = time.perf_counter() - t1
-    t2 = time.perf_counter()
+        timings["read_s"], result = _read(question, graph, reader, self._span_reader, qtype)
+        timings["total_s"] = time.perf_counter() - t0
+        return _result(question, self.name, graph, result, timings)
+
+
+def _read(question: str, graph: "EvidenceGraph", reader: Any, span_reader: Any, qtype: Optional[str]) -> tuple[float, Any]:
     from graphhop.read.ops import OperationResult, detect_qtype
 
+    t0 = time.perf_counter()
     kind = qtype or detect_qtype(question)
     if span_reader is not None and kind == "query":
         span = span_reader.answer(question, graph)
         result = OperationResult("query", span, [span.text], {"reader": "span"})
     else:
         result = reader.run(question, graph, qtype=kind)
-    timings["read_s"] = time.perf_counter() - t2
-    timings["total_s"] = time.perf_counter() - t0
-    return {
-        "question": question,
-        "method": method,
-        "qtype": result.qtype,
-        "answer": result.answer.text,
-        "score": result.answer.score,
-        "answers": result.answers,
-        "support": list(result.answer.support),
-        "trace": result.trace,
-        "graph": graph,
-        "support_graph": support_graph(graph, result.answer.support),
-        "timings": timings,
-    }
+    return time.perf_counter() - t0, result
+
+
+def _result(question: str, method: str, graph: "EvidenceGraph", result: Any, timings: dict[str, float]) -> AskResult:
+    from graphhop.read.facts import support_graph
+
+    score = result.answer.score
+    support = list(result.answer.support)
+    return AskResult(
+        question=question, method=method, qtype=result.qtype, answer=result.answer.text, answers=list(result.answers),
+        score=float(score) if score is not None and math.isfinite(score) else None, support=support, graph=graph,
+        support_graph=support_graph(graph, support), trace=result.trace, timings=timings,
+    )

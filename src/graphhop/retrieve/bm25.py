@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from graphhop.core import Hit, Ranking
+from graphhop.core import Ranking
 from graphhop.index.directory import KnowledgeIndex
 from graphhop.kb.verbalize import normalize_question
 
@@ -25,4 +25,4 @@ class BM25Retriever:
         """Top ``k`` documents per query by BM25; ties broken by KB order."""
         texts = [normalize_question(q) if self.normalize else q for q in queries]
         docs = self.index.docs.docs
-        return [[Hit(docs[pos].id, score) for pos, score in hits] for hits in self._sparse.search(texts, k)]
+        return [[docs[pos].hit(score) for pos, score in hits] for hits in self._sparse.search(texts, k)]

@@ -6,7 +6,7 @@ from typing import Sequence
 
 import numpy as np
 
-from graphhop.core import GraphhopError, Hit, Ranking
+from graphhop.core import GraphhopError, Ranking
 from graphhop.index.directory import KnowledgeIndex
 from graphhop.kb.verbalize import normalize_question
 from graphhop.models.encoder import canonical_model_name, load_encoder
@@ -61,7 +61,7 @@ class DenseRetriever:
         scores, positions = self.index.dense.search(vectors, k)
         out: list[Ranking] = []
         for row_s, row_p in zip(scores, positions):
-            out.append([Hit(docs[int(p)].id, float(s)) for s, p in zip(row_s, row_p) if p >= 0])
+            out.append([docs[int(p)].hit(s) for s, p in zip(row_s, row_p) if p >= 0])
         return out
 
     def search(self, queries: Sequence[str], k: int = 10) -> list[Ranking]:

@@ -495,18 +495,14 @@ def merge_graphs(
 
 # ---------------------------------------------------------------------- the retriever
 class BGRRetriever:
-    """Bidirectional graph retriever over a candidate pool (closed) or a first-stage retriever (open).
-
-    ``retrieve_graph(question)`` needs a pool: give ``pool_fn(question) -> CandidatePool`` (e.g. a
-    first-stage top-N over the textual DB) or call :meth:`retrieve_pool` with one.
-    """
+    """Bidirectional graph retriever over a candidate pool: :meth:`retrieve_pool` (the open setting
+    takes the pool from a first stage: :class:`graphhop.pipeline.bgr.BGRGraphs`)."""
 
     def __init__(self, model: BGRModel, encode: Callable[[list[str]], np.ndarray] | None = None,
-                 pool_fn: Callable[[str], CandidatePool] | None = None, mode: str | None = None) -> None:
+                 mode: str | None = None) -> None:
         self.model = model
         self.cfg = model.cfg
         self.encode = encode
-        self.pool_fn = pool_fn
         self.mode = mode or "bidirectional"
         self._query = ""
         model.eval()
@@ -537,12 +533,6 @@ class BGRRetriever:
         b = self.run_direction(question_vec, pool, "backward")
         edges, scores = merge_graphs(f, b, merge or self.cfg.merge, self.cfg.union_threshold)
         return _graph_from_edges(question, edges, pool, scores)
-
-    def retrieve_graph(self, question: str) -> EvidenceGraph:
-        """:class:`~graphhop.core.GraphRetriever` protocol: the pool comes from ``pool_fn``."""
-        if self.pool_fn is None:
-            raise GraphhopError("BGRRetriever.retrieve_graph needs pool_fn (a candidate pool per question)")
-        return self.retrieve_pool(question, self.pool_fn(question))
 
 
 # ---------------------------------------------------------------------- persistence

@@ -16,14 +16,16 @@ def rrf(rankings: Sequence[Ranking], k: int, c: int = 60) -> Ranking:
     """
     scores: dict[str, float] = {}
     best: dict[str, tuple[int, int]] = {}
+    first: dict[str, Hit] = {}
     for source, ranking in enumerate(rankings):
         for rank, hit in enumerate(ranking, start=1):
+            first.setdefault(hit.id, hit)
             scores[hit.id] = scores.get(hit.id, 0.0) + 1.0 / (c + rank)
             key = (rank, source)
             if hit.id not in best or key < best[hit.id]:
                 best[hit.id] = key
     ordered = sorted(scores, key=lambda d: (-scores[d], best[d]))
-    return [Hit(d, scores[d]) for d in ordered[:k]]
+    return [first[d]._replace(score=scores[d]) for d in ordered[:k]]
 
 
 class HybridRetriever:

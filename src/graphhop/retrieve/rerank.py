@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from graphhop.core import GraphhopError, Hit, Ranking, Retriever
+from graphhop.core import GraphhopError, Ranking, Retriever
 from graphhop.kb.verbalize import normalize_question
 
 __all__ = ["CrossEncoderReranker", "RerankedRetriever", "load_sequence_classifier", "score_pairs", "with_rerank"]
@@ -140,7 +140,7 @@ class CrossEncoderReranker:
             s = scores[pos : pos + n]
             pos += n
             order = sorted(range(n), key=lambda i: (-s[i], i))
-            out.append([Hit(ranking[i].id, float(s[i])) for i in order[:k]])
+            out.append([ranking[i]._replace(score=float(s[i])) for i in order[:k]])
         self.seconds += time.perf_counter() - start
         self.pairs_scored += len(pairs)
         return out
@@ -174,7 +174,7 @@ class RerankedRetriever:
             if k > len(ranking) and len(full) > self.rerank_k:
                 floor = min((h.score for h in top), default=0.0)
                 tail = full[self.rerank_k : k]
-                ranking += [Hit(h.id, floor - 1.0 - i) for i, h in enumerate(tail)]
+                ranking += [h._replace(score=floor - 1.0 - i) for i, h in enumerate(tail)]
             out.append(ranking)
         return out
 

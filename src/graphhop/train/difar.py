@@ -28,7 +28,6 @@ from __future__ import annotations
 import json
 import math
 import random
-import shutil
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -49,7 +48,6 @@ __all__ = [
     "train_retriever",
     "train_reranker",
     "read_card",
-    "remove_checkpoint",
 ]
 
 CARD_NAME = "graphhop_card.json"
@@ -663,8 +661,3 @@ def _update_card(out: Path, card: dict[str, Any]) -> None:
     if not out.is_dir():
         return
     atomic_write_text(path, json.dumps(card, indent=1))
-
-
-def remove_checkpoint(out: str | Path) -> None:
-    """Delete the resumable checkpoint of ``out`` (after a finished run, to save disk)."""
-    shutil.rmtree(_ckpt_dir(Path(out)), ignore_errors=True)

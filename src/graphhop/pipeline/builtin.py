@@ -1,0 +1,106 @@
+"""The built-in pipelines (today's methods), registered under their names.
+
+Every factory takes the index and keyword options: ``k`` (first-hop hits, 20), ``hops`` (longest
+chain, 3), ``model`` (the index's encoder), ``reader_model`` / ``span_model`` (readers) and the
+method's own options. An option a pipeline does not take is an error, not silently ignored
+(``None`` values are dropped first, so a CLI can pass all of its options).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphhop.core import InputError
+from graphhop.pipeline.ask import AskPipeline
+from graphhop.pipeline.registry import register
+
+__all__ = ["COMMON_OPTIONS"]
+
+#: Options every built-in pipeline takes, with their defaults.
+COMMON_OPTIONS: dict[str, Any] = {"k": 20, "hops": 3, "model": None, "reader_model": None, "span_model": None}
+
+
+def _options(name: str, options: dict[str, Any], own: dict[str, Any]) -> dict[str, Any]:
+    given = {k: v for k, v in options.items() if v is not None}
+    allowed = {**COMMON_OPTIONS, **own}
+    unknown = sorted(set(given) - set(allowed))
+    if unknown:
+        raise InputError(f"pipeline {name!r} does not take option {unknown[0]!r} (it takes {', '.join(allowed)})")
+    return {**allowed, **given}
+
+
+def _hop_pipeline(name: str, index: Any, retriever: Any, opts: dict[str, Any]) -> AskPipeline:
+    """``retriever`` at every hop (:func:`graphhop.read.facts.retrieve_evidence`) -> the fact reader."""
+    from graphhop.read.facts import retrieve_evidence
+
+    def graphs(questions: list[str]) -> list:
+        return retrieve_evidence(retriever, index.docs, questions, k=opts["k"], hops=opts["hops"])
+
+    return AskPipeline(name, graphs, retriever, hops=opts["hops"], reader_model=opts["reader_model"],
+                       span_model=opts["span_model"])
+
+
+def _first_stage(method: str):
+    def factory(index: Any, **options: Any) -> AskPipeline:
+        from graphhop.retrieve import make_retriever
+
+        opts = _options(method, options, {})
+        return _hop_pipeline(method, index, make_retriever(index, method, opts["model"]), opts)
+
+    return factory
+
+
+def _difar2(index: Any, **options: Any) -> AskPipeline:
+    from graphhop.retrieve import make_retriever
+    from graphhop.retrieve.rerank import with_rerank
+
+    opts = _options("difar2", options, {"reranker": None, "rerank_k": 50})
+    if opts["reranker"] is None:
+        raise InputError("difar2 needs --reranker DIR (option reranker=DIR: a model from `graphhop train reranker`): "
+                         "an untrained cross-encoder head would rank at random")
+    retriever = with_rerank(make_retriever(index, "dense", opts["model"]), index, opts["reranker"], opts["rerank_k"])
+    return _hop_pipeline("difar2", index, retriever, opts)
+
+
+def _golden(index: Any, **options: Any) -> AskPipeline:
+    from graphhop.retrieve.golden import GoldEnRetriever, GoldEnSearch, QuestionQueryGenerator, SpanQueryGenerator
+
+    opts = _options("golden", options, {"query_generator": None, "golden_hops": 2})
+    if opts["query_generator"] is not None:
+        from graphhop.models.span import SpanSelector
+
+        generator: Any = SpanQueryGenerator(SpanSelector.load(str(opts["query_generator"])))
+    else:
+        generator = QuestionQueryGenerator()
+    return _hop_pipeline("golden", index, GoldEnRetriever(GoldEnSearch(index), generator, max_hops=opts["golden_hops"]), opts)
+
+
+def _mdr(index: Any, **options: Any) -> AskPipeline:
+    from graphhop.retrieve.dense import DenseRetriever
+    from graphhop.retrieve.mdr import MDRRetriever
+
+    opts = _options("mdr", options, {"mdr_hops": 2, "beam": 5})
+    retriever = MDRRetriever(DenseRetriever(index, model=opts["model"]), hops=opts["mdr_hops"], beam=opts["beam"])
+    return _hop_pipeline("mdr", index, retriever, opts)
+
+
+def _bgr(index: Any, **options: Any) -> AskPipeline:
+    from graphhop.pipeline.bgr import BGRGraphs
+    from graphhop.retrieve import make_retriever
+
+    opts = _options("bgr", options, {"bgr_model": None, "first_stage": "dense", "top_n": 25, "mode": "bidirectional"})
+    if opts["bgr_model"] is None:
+        raise InputError("bgr needs --bgr-model DIR (option bgr_model=DIR: a model from `graphhop train bgr`)")
+    stage = BGRGraphs(opts["bgr_model"], make_retriever(index, opts["first_stage"], opts["model"]), index.docs,
+                      opts["top_n"], opts["mode"])
+    return AskPipeline("bgr", stage.retrieve_graph, stage, hops=opts["hops"], reader_model=opts["reader_model"],
+                       span_model=opts["span_model"])
+
+
+register("dense", _first_stage("dense"), help="DiFaR: dense (FAISS) retrieval at every hop, then the fact reader.")
+register("bm25", _first_stage("bm25"), help="BM25 (tantivy) retrieval at every hop, then the fact reader.")
+register("hybrid", _first_stage("hybrid"), help="BM25 and dense fused by reciprocal rank, then the fact reader.")
+register("difar2", _difar2, help="DiFaR²: dense top-k reranked by a trained cross-encoder (reranker=DIR).")
+register("golden", _golden, help="GoldEn: iterative queries (query_generator=DIR, default the question).")
+register("mdr", _mdr, help="MDR: multi-hop dense retrieval (question + previous hit as the next query).")
+register("bgr", _bgr, help="Graph-hop retrieval: a trained BGR model (bgr_model=DIR) over a first stage's top_n.")

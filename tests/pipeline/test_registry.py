@@ -1,0 +1,77 @@
+"""The pipeline registry and AskResult: names, kinds, strict options, one typed answer."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from graphhop.core import GraphhopError, InputError, Stage
+from graphhop.pipeline import registry
+from graphhop.pipeline.registry import build_pipeline, pipeline_names, register
+
+
+class _FakeIndex:
+    manifest = {"doc_type": "passages"}
+
+
+def test_builtin_names_and_kinds() -> None:
+    names = pipeline_names()
+    assert names[:7] == ["dense", "bm25", "hybrid", "difar2", "golden", "mdr", "bgr"]
+    assert set(pipeline_names("facts")) >= {"bm25", "dense", "bgr"}
+
+
+def test_register_kinds_and_duplicates() -> None:
+    made = []
+
+    def factory(index, **options):
+        made.append(options)
+        return Stage()
+
+    register("test-facts-only", factory, kinds=("facts",), help="a test pipeline")
+    try:
+        register("test-facts-only", factory, kinds=("facts",))  # same factory again: fine
+        with pytest.raises(GraphhopError, match="already registered"):
+            register("test-facts-only", lambda index: Stage())
+        with pytest.raises(GraphhopError, match="kinds"):
+            register("test-bad-kind", factory, kinds=("tables",))
+        assert "test-facts-only" in pipeline_names("facts") and "test-facts-only" not in pipeline_names("passages")
+        with pytest.raises(InputError, match="runs over facts indexes; this index holds passages"):
+            build_pipeline("test-facts-only", _FakeIndex())
+        assert made == []
+    finally:
+        registry._REGISTRY.pop("test-facts-only", None)
+
+
+def test_unknown_name_and_option() -> None:
+    with pytest.raises(InputError, match="unknown pipeline 'nope'; choose one of dense, bm25"):
+        build_pipeline("nope", _FakeIndex())
+    with pytest.raises(InputError, match="does not take option 'reranker'"):
+        build_pipeline("bm25", _FakeIndex(), reranker="x")
+    with pytest.raises(InputError, match="difar2 needs --reranker"):
+        build_pipeline("difar2", _FakeIndex())
+
+
+@pytest.fixture(scope="module")
+def demo():
+    from graphhop.demo import demo_index
+
+    return demo_index(progress=False)
+
+
+def test_bm25_pipeline_asks_without_loading_dense(demo) -> None:
+    pipe = build_pipeline("bm25", demo)
+    hits = pipe.search(["Who painted the Mona Lisa?"], k=3)[0]
+    assert hits[0].fact is not None and hits[0].text == "Mona Lisa [SEP] painted by [SEP] Leonardo da Vinci"
+    assert hits[0].to_json()["head"] == "Mona Lisa"
+    assert pipe._reader is None  # retrieval alone never loads the reader
+
+
+def test_ask_result_json(demo) -> None:
+    res = build_pipeline("dense", demo).ask("How many countries border Switzerland?")
+    assert res.answer == "5" and res.qtype == "count" and res.supported
+    out = res.to_json()
+    assert set(out) == {"question", "method", "qtype", "answer", "answers", "score", "supported", "support", "graph",
+                        "support_graph", "trace", "timings"}
+    assert out["method"] == "dense" and len(out["support_graph"]["nodes"]) == 5
+    json.dumps(out, default=float, allow_nan=False)
