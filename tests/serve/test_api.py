@@ -12,9 +12,9 @@ from fastapi.testclient import TestClient
 from graphhop.serve import Limits, create_app
 from graphhop.serve.app import STATIC_DIR
 
-#: The keys of `graphhop ask --json` (cli_ask.ask): /api/ask returns the same object.
-ASK_KEYS = {"question", "method", "qtype", "answer", "score", "answers", "support", "trace", "timings", "graph",
-            "support_graph"}
+#: The keys of `graphhop ask --json` (AskResult.to_json): /api/ask returns the same object.
+ASK_KEYS = {"question", "method", "qtype", "answer", "score", "answers", "supported", "support", "trace", "timings",
+            "graph", "support_graph"}
 
 
 def one_line_error(response, status: int, *needles: str) -> str:

@@ -1,7 +1,8 @@
 """The built-in pipelines (today's methods), registered under their names.
 
 Every factory takes the index and keyword options: ``k`` (first-hop hits, 20), ``hops`` (longest
-chain, 3), ``model`` (the index's encoder), ``reader_model`` / ``span_model`` (readers) and the
+chain, 3), ``model`` (the index's encoder), ``reader_model`` / ``span_model`` (readers; ``reader``: an
+:class:`~graphhop.read.ops.OperationReader` to share between pipelines) and the
 method's own options. An option a pipeline does not take is an error, not silently ignored
 (``None`` values are dropped first, so a CLI can pass all of its options).
 """
@@ -17,7 +18,8 @@ from graphhop.pipeline.registry import register
 __all__ = ["COMMON_OPTIONS"]
 
 #: Options every built-in pipeline takes, with their defaults.
-COMMON_OPTIONS: dict[str, Any] = {"k": 20, "hops": 3, "model": None, "reader_model": None, "span_model": None}
+COMMON_OPTIONS: dict[str, Any] = {"k": 20, "hops": 3, "model": None, "reader_model": None, "span_model": None,
+                                  "reader": None}
 
 
 def _options(name: str, options: dict[str, Any], own: dict[str, Any]) -> dict[str, Any]:
@@ -37,7 +39,7 @@ def _hop_pipeline(name: str, index: Any, retriever: Any, opts: dict[str, Any]) -
         return retrieve_evidence(retriever, index.docs, questions, k=opts["k"], hops=opts["hops"])
 
     return AskPipeline(name, graphs, retriever, hops=opts["hops"], reader_model=opts["reader_model"],
-                       span_model=opts["span_model"])
+                       span_model=opts["span_model"], reader=opts["reader"])
 
 
 def _first_stage(method: str):
@@ -94,7 +96,7 @@ def _bgr(index: Any, **options: Any) -> AskPipeline:
     stage = BGRGraphs(opts["bgr_model"], make_retriever(index, opts["first_stage"], opts["model"]), index.docs,
                       opts["top_n"], opts["mode"])
     return AskPipeline("bgr", stage.retrieve_graph, stage, hops=opts["hops"], reader_model=opts["reader_model"],
-                       span_model=opts["span_model"])
+                       span_model=opts["span_model"], reader=opts["reader"])
 
 
 register("dense", _first_stage("dense"), help="DiFaR: dense (FAISS) retrieval at every hop, then the fact reader.")

@@ -77,23 +77,13 @@ class _AskPipeline:
     """``ask`` over one index with one retrieval method: retriever and reader built once."""
 
     def __init__(self, index: Any, method: str, reader: Any) -> None:
-        from graphhop.pipeline.ask import make_ask_retriever
+        from graphhop.pipeline.registry import build_pipeline
 
-        self.index = index
-        self.method = method
-        self.reader = reader
-        self.retriever = make_ask_retriever(index, method)
+        self.pipeline = build_pipeline(method, index, reader=reader)
 
     def ask(self, question: str) -> dict[str, Any]:
         """The ``graphhop ask --json`` object for ``question``."""
-        from graphhop.pipeline.ask import answer_question
-
-        out = answer_question(question, self.index, self.method, reader=self.reader, retriever=self.retriever)
-        payload = {key: out[key] for key in ("question", "method", "qtype", "answer", "score", "answers", "support", "trace", "timings")}
-        payload["score"] = _json_number(payload["score"])
-        payload["graph"] = out["graph"].to_json()
-        payload["support_graph"] = out["support_graph"].to_json()
-        return payload
+        return self.pipeline.ask(question).to_json()
 
 
 class ServeService:
@@ -169,9 +159,9 @@ class ServeService:
         if method not in SEARCH_METHODS:
             raise UnknownName("method", method, SEARCH_METHODS)
         name, kindex = self.index(index)
-        from graphhop.retrieve import make_retriever
+        from graphhop.pipeline.registry import build_pipeline
 
-        return kindex, self._cached(self._retrievers, (name, method), lambda: make_retriever(kindex, method))
+        return kindex, self._cached(self._retrievers, (name, method), lambda: build_pipeline(method, kindex))
 
     # ------------------------------------------------------------------ work
     def ask(self, question: str, index: Optional[str] = None, method: Optional[str] = None) -> dict[str, Any]:
