@@ -78,7 +78,7 @@ def test_search_reranks_by_title(index) -> None:
     plain = GoldEnSearch(index, rerank=False).search(["Lilu"], 6)[0]
     boosted = GoldEnSearch(index).search(["Lilu"], 6)[0]
     assert boosted[0].id == "Lilu (mythology)"
-    base = dict(plain)
+    base = {h.id: h.score for h in plain}
     assert boosted[0].score == pytest.approx(base["Lilu (mythology)"] * 1.2)  # core title equals the query
     assert GoldEnSearch(index).search([""], 5) == [[]]
     with pytest.raises(InputError):
