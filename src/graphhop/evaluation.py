@@ -164,7 +164,8 @@ def dataset_index(
 
     stat = kb_file.stat()
     key = "|".join(
-        [str(kb_file.resolve()), str(stat.st_size), str(int(stat.st_mtime)), canonical_model_name(model), str(dense and dense.to_dict())]
+        [str(kb_file.resolve()), str(stat.st_size), str(int(stat.st_mtime)), canonical_model_name(model), str(dense and dense.to_dict()),
+         str(SparseOptions().to_dict())]
     )
     digest = hashlib.sha256(key.encode()).hexdigest()[:12]
     path = (root or cache_dir() / "indexes") / f"{kb_file.stem}-{dense.kind if dense else 'sparse'}-{digest}"

@@ -289,3 +289,15 @@ def test_seq2seq_data_to_text_with_a_tiny_local_model(tmp_path):
     assert not mentions_all_entities(out[0], group)
     with pytest.raises(GraphhopError, match="cannot load data-to-text model"):
         Seq2SeqDataToText(str(tmp_path / "missing")).verbalize([group])
+
+
+def test_builder_splits_group_examples_sharing_a_chain_in_either_direction():
+    exs = _examples(6)
+    for seed in range(6):  # over several seeds, an inverse reading of q0's chain always follows q0
+        inverse = [[(t, f"{r}_inverse", h) for h, r, t in reversed(exs[0].gold_paths[0])]]
+        twin = QAExample("twin", "who is it ?", exs[0].answers, gold_facts=inverse[0], gold_paths=inverse)
+        builder = DatasetBuilder(_store(), BuildConfig(seed=seed, distractors=0), encoder=HashEncoder())
+        builder.assign_splits([("tiny", exs), ("other", [twin])])
+        assert builder.splits[("tiny", "q0")] == builder.splits[("other", "twin")]
+        rec = next(r for r in builder.build(exs, source="tiny") if not isinstance(r, Dropped))
+        assert rec["split"] == builder.splits[("tiny", rec["id"].split("/")[-1])]

@@ -86,3 +86,24 @@ def test_angles_match_v2_and_task3_transfer(data_dir):
     assert len(rec["evidence"]) == 25 and sum(e["gold"] for e in rec["evidence"]) == 2
     passages = load_worldtree(eb / "worldtree_corpus_sentences_extended.json")
     assert len(passages) == 11940 and passages[0].text == "a star produces light and heat"
+
+
+@pytest.mark.data
+def test_build_dataset_entailmentbank_honours_splits_limit_seed(data_dir, tmp_path):
+    from typer.testing import CliRunner
+
+    from graphhop.cli import app
+    from graphhop.datasets.builder import read_records
+
+    out = tmp_path / "eb"
+    result = CliRunner().invoke(app, ["build-dataset", "entailmentbank", "--out", str(out), "--data", str(data_dir),
+                                      "--splits", "dev", "--limit", "40", "--seed", "3", "--split", "6,2,2", "--no-progress"])
+    assert result.exit_code == 0, result.output
+    recs = {s: list(read_records(out / f"{s}.jsonl")) for s in ("train", "dev", "test")}
+    assert sum(map(len, recs.values())) == 120  # 40 trees of each of the 3 dev task files, no angles (train)
+    assert all(len(r) > 0 for r in recs.values())  # re-split 6:2:2: test is not empty
+    assert all(r["source"].endswith("/dev") for rs in recs.values() for r in rs)
+    by_question = {}
+    for split, rs in recs.items():
+        for r in rs:
+            assert by_question.setdefault(r["question"], split) == split  # one question, one split

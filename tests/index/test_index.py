@@ -155,7 +155,7 @@ def test_sparse_best_field_title_boost_and_ties(tmp_path):
 
 
 def test_sparse_stop_words_ascii_folding_bigrams(tmp_path):
-    idx = SparseIndex.build(tmp_path / "s", [("", "Café Zürich"), ("", "the of and")], SparseOptions())
+    idx = SparseIndex.build(tmp_path / "s", [("", "Café Zürich"), ("", "the of and")], SparseOptions(bigrams=True))
     assert [p for p, _ in idx.search(["cafe zurich"], 5)[0]] == [0]
     assert idx.search(["the and"], 5)[0] == []  # stop words only in text: nothing matches
     assert bigrams("The Big Apple") == ["the_big", "big_apple"]

@@ -207,3 +207,31 @@ def test_training_pairs_from_real_data(data_dir):
     meta = build_train_data(["metaqa-2h"], data_dir, "train", limit=30)
     assert len(meta.examples) >= 25
     assert all(len({d for d in ex.positives}) >= 2 for ex in meta.examples)
+
+
+def test_reranker_that_does_not_beat_the_first_stage_is_not_saved(tiny_dirs, tmp_path):
+    from graphhop.train.difar import baseline_verdict
+
+    train = toy_single()
+    dev = train.subset(train.examples[:8])
+    out = tmp_path / "rr"
+    # the bundled MiniLM ranks this toy's gold fact first; a random 1-layer head trained with lr 0 cannot beat it
+    cfg = TrainConfig(model=str(tiny_dirs["ce"]), miner=None, epochs=1, batch_size=16, lr=0.0, hard_negatives=1,
+                      random_negatives=0, mine_k=4, remine_every=0, max_length=32, save_every=0, threads=1,
+                      val_limit=None, eval_k=8)
+    card = train_reranker(train, dev, out, cfg, progress=False, log=lambda m: None)
+    assert card["history"][0]["Hits@1"] >= max(h["Hits@1"] for h in card["history"][1:])
+    assert card["best_epoch"] == 0 and not (out / CARD_NAME).exists()
+    verdict = baseline_verdict(card, out)
+    assert verdict.startswith("training did not beat the untrained pipeline on the validation split (Hits@1 ")
+    assert "no reranker was saved" in verdict
+
+
+def test_baseline_verdict_accepts_an_improvement():
+    from graphhop.train.difar import baseline_verdict
+
+    card = {"kind": "graphhop-difar-retriever", "best_epoch": 1.0, "history": [{"epoch": 0, "Hits@1": 0.4}, {"epoch": 1.0, "Hits@1": 0.5}]}
+    assert baseline_verdict(card, "m") is None
+    card.update(best_epoch=0, history=[{"epoch": 0, "Hits@1": 0.6}, {"epoch": 1.0, "Hits@1": 0.2}])
+    assert baseline_verdict(card, "m") == ("training did not beat the untrained pipeline on the validation split "
+                                           "(Hits@1 0.600 before, best after training 0.200); m holds the untrained model")

@@ -76,7 +76,9 @@ def build_dataset(
         from graphhop.datasets.entailmentbank import iter_entailmentbank_records
         from graphhop.datasets.kgqa import data_root
 
-        stats = write_dataset(iter_entailmentbank_records(data_root(data)), out, "entailmentbank", progress=progress)
+        records = iter_entailmentbank_records(data_root(data), splits=[s for s in splits.split(",") if s], limit=limit,
+                                              seed=seed, ratios=_ints(split, "--split"))
+        stats = write_dataset(records, out, "entailmentbank", progress=progress)
     else:
         config = BuildConfig(seed=seed, distractors=distractors, group_probs=_floats(group_probs, "--group-probs"),
                              corpus_size=corpus_size, max_paths=max_paths, split_ratios=_ints(split, "--split"))

@@ -61,6 +61,10 @@ def _run(kind: str, out: Path, names, train, val, cfg, as_json: bool) -> None:
         raise typer.Exit(1) from None
     summary = {"out": str(out), "steps": card["steps"], "best_epoch": card["best_epoch"], "best_val": card["best_val"], "finished": card["finished"]}
     typer.echo(json.dumps(summary, indent=None if as_json else 1))
+    verdict = difar.baseline_verdict(card, out)
+    if verdict is not None and card["finished"]:
+        typer.echo(f"error: {verdict}", err=True)
+        raise typer.Exit(1)
 
 
 # Options that `train retriever` and `train reranker` share (typer reads them as defaults).

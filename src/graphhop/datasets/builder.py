@@ -37,7 +37,6 @@ Everything is deterministic for a given seed: each question draws from its own
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 import re
@@ -52,6 +51,7 @@ from graphhop.core import GraphhopError, InputError, QAExample
 from graphhop.graph import GRAPH_TYPES, EvidenceGraph, GraphConstraintError, StructureCounter
 from graphhop.kb.loaders import iter_jsonl
 from graphhop.kb.store import TripleStore
+from graphhop.datasets.splits import assign_split, canonical_path, grouped_splits
 from graphhop.kb.verbalize import INVERSE_SUFFIX, clean_entity, clean_relation, normalize_question
 
 __all__ = [
@@ -224,14 +224,6 @@ def _equivalents(triple: Triple) -> tuple[Triple, Triple]:
     return triple, (t, inverse, h)
 
 
-def assign_split(key: str, seed: int, ratios: Sequence[int] = (8, 1, 1)) -> str:
-    """``train``/``dev``/``test`` from ``md5(seed:key)`` with the given integer ratios."""
-    bucket = int(hashlib.md5(f"{seed}:{key}".encode()).hexdigest(), 16) % sum(ratios)
-    if bucket < ratios[0]:
-        return "train"
-    return "dev" if bucket < ratios[0] + ratios[1] else "test"
-
-
 @dataclass
 class BuildConfig:
     """Builder options (the CLI exposes each one)."""
@@ -295,6 +287,9 @@ class DatasetBuilder:
         self._corpus: list[tuple[Triple, ...]] | None = None
         self._dense_groups: list[tuple[Triple, ...]] = []
         self._dense_emb: np.ndarray | None = None
+        self._paths: dict[int, tuple[QAExample, list[list[Triple]]]] = {}
+        #: ``(source, example id) -> split`` from :meth:`assign_splits` (grouped, leak-free)
+        self.splits: dict[tuple[str, str], str] = {}
 
     # ------------------------------------------------------------------ sentences
     def sentences(self, groups: Sequence[tuple[Triple, ...]]) -> list[str | None]:
@@ -355,9 +350,18 @@ class DatasetBuilder:
         """The example's gold paths, or those of ``path_source`` (at most ``max_paths + 1``)."""
         if example.gold_paths:
             return [list(map(tuple, p)) for p in example.gold_paths]  # type: ignore[misc]
-        if self.path_source is not None:
-            return self.path_source(example)
-        return []
+        if self.path_source is None:
+            return []
+        cached = self._paths.get(id(example))
+        if cached is None or cached[0] is not example:
+            cached = self._paths[id(example)] = (example, self.path_source(example))
+        return cached[1]
+
+    def assign_splits(self, sources: Sequence[tuple[str, Sequence[QAExample]]]) -> None:
+        """Choose every example's split at once: examples sharing a question or any gold path (in
+        either direction) share a split (:func:`graphhop.datasets.splits.grouped_splits`)."""
+        items = [((source, ex.id), ex.question, self.gold_paths(ex)) for source, examples in sources for ex in examples]
+        self.splits = grouped_splits(items, self.config.seed, self.config.split_ratios)
 
     def build(self, examples: Iterable[QAExample], source: str = "") -> Iterator[dict[str, Any] | Dropped]:
         """Yield one record (a JSON-ready dict) or :class:`Dropped` per example, in input order."""
@@ -474,11 +478,11 @@ class DatasetBuilder:
             graph.validate()
         except GraphConstraintError as exc:
             return Dropped(ex.id, str(exc))
-        key = min("||".join("#".join(t) for t in p) for p in paths)
+        split = self.splits.get((source, ex.id)) or assign_split(min(canonical_path(p) for p in paths), cfg.seed, cfg.split_ratios)
         return {
             "id": f"{source}/{ex.id}" if source else ex.id,
             "source": source,
-            "split": assign_split(key, cfg.seed, cfg.split_ratios),
+            "split": split,
             "question": ex.question,
             "answers": list(ex.answers),
             "qtype": ex.qtype,
@@ -703,6 +707,7 @@ def build_named_dataset(
         examples, skipped = ground_programs(progs, store, seed=config.seed, max_paths=config.max_paths)
         examples = examples[:limit] if limit else examples
         builder = DatasetBuilder(store, config, data_to_text, encoder)
+        builder.assign_splits([(f"kqapro/{kb_file.stem}", examples)])
         stats = write_dataset(builder.build(examples, source=f"kqapro/{kb_file.stem}"), out_dir, name,
                               total=len(examples), progress=progress)
         for reason, n in skipped.items():
@@ -726,6 +731,7 @@ def build_named_dataset(
         examples = kgqa.load_dataset(name, split, root)
         sources.append((split, examples[:limit] if limit else examples))
     builder = DatasetBuilder(store, config, data_to_text, encoder, path_source)
+    builder.assign_splits([(f"{spec.name}/{split}", examples) for split, examples in sources])
 
     def records() -> Iterator[dict[str, Any] | Dropped]:
         for split, examples in sources:

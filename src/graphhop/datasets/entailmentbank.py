@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 from graphhop.core import InputError, Passage
 from graphhop.graph import EvidenceGraph
@@ -256,17 +256,32 @@ def tree_record(tree: EntailmentTree, split: str = "dev") -> dict[str, Any]:
 
 
 def iter_entailmentbank_records(data_root: str | Path, tasks: tuple[int, ...] = (1, 2, 3),
-                                train: bool = True) -> Iterator[dict[str, Any]]:
-    """Builder-format records: the v2 dev trees of ``tasks`` (split ``dev``; task 3 with trees from
-    task 1) and, with ``train``, the angles train trees of tasks 1-2 (split ``train``; the task-3
-    angles carry no proofs)."""
+                                train: bool = True, splits: Sequence[str] | None = None, limit: int | None = None,
+                                seed: int | None = None, ratios: Sequence[int] = (8, 1, 1)) -> Iterator[dict[str, Any]]:
+    """Builder-format records from the source ``splits`` (``dev``: the v2 dev trees of ``tasks``, task
+    3 with trees from task 1; ``train``: the angles train trees of tasks 1-2, whose task-3 angles carry
+    no proofs); default ``dev`` plus ``train`` when ``train`` is set. ``limit`` keeps the first N trees
+    of each source file. With a ``seed`` the records are re-split ``ratios`` (8:1:1), the same
+    question (in any task) always in one split; without one each keeps its source split."""
     eb = Path(data_root) / "entailmentbank"
-    for k in tasks:
-        path = eb / f"task_{k}" / "dev.jsonl"
-        trees = load_entailmentbank(path, trees_from=eb / "task_1" / "dev.jsonl" if k == 3 else None)
-        for tree in trees:
-            yield tree_record(tree, "dev")
-    if train:
-        for k in (t for t in tasks if t != 3):
-            for tree in load_angles(eb / "angles" / f"task_{k}" / "train.jsonl"):
-                yield tree_record(tree, "train")
+    splits = list(splits) if splits is not None else (["dev", "train"] if train else ["dev"])
+    unknown = [s for s in splits if s not in ("train", "dev")]
+    if unknown:
+        raise InputError(f"entailmentbank: unknown source split {unknown[0]!r}; choose train and/or dev")
+    records = []
+    for split in ("dev", "train"):
+        if split not in splits:
+            continue
+        for k in (tasks if split == "dev" else [t for t in tasks if t != 3]):
+            if split == "dev":
+                trees = load_entailmentbank(eb / f"task_{k}" / "dev.jsonl", trees_from=eb / "task_1" / "dev.jsonl" if k == 3 else None)
+            else:
+                trees = load_angles(eb / "angles" / f"task_{k}" / "train.jsonl")
+            records += [tree_record(tree, split) for tree in (trees[:limit] if limit else trees)]
+    if seed is not None:
+        from graphhop.datasets.splits import grouped_splits
+
+        chosen = grouped_splits([(i, r["question"], []) for i, r in enumerate(records)], seed, ratios)
+        for i, rec in enumerate(records):
+            rec["split"] = chosen[i]
+    yield from records

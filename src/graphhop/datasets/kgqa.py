@@ -130,13 +130,14 @@ def _split_answers(field: str) -> list[str]:
 
 
 def _open_lines(path: Path):
+    from graphhop.kb.loaders import iter_lines
+
     if not path.is_file():
         raise InputError(f"{path}: no such file")
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            line = line.rstrip("\r\n")
-            if line.strip():
-                yield lineno, line
+    for lineno, line in iter_lines(path):
+        line = line.rstrip("\r\n")
+        if line.strip():
+            yield lineno, line
 
 
 def _group(name: str, rows, hops: int) -> list[QAExample]:

@@ -2,7 +2,10 @@
 
 The query is a disjunction-max over per-field queries (``tie_breaker=0``: the best field wins, as in
 Elasticsearch ``multi_match`` with ``best_fields``), with title fields boosted (1.25 by default,
-GoldEn's setting). Each field query is a BM25 OR over the analyzed query terms. Text is lowercased,
+GoldEn's setting). Each field query is a BM25 OR over the analyzed query terms. The ``standard``
+tokenizer (the default; :mod:`graphhop.index.analysis`) analyzes in Python like Lucene's standard
+analyzer with English possessives removed, and the terms are indexed with tantivy's whitespace
+tokenizer; ``simple`` (indexes built before it) is tantivy's simple tokenizer. Text is lowercased,
 ASCII-folded and stripped of English stop words; titles keep stop words. Bigram fields hold
 ``w1_w2`` tokens computed here (tantivy has no shingle filter), indexed with the whitespace tokenizer.
 Ties are broken by document position (earlier first), so rankings are deterministic.
@@ -12,11 +15,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import tantivy
 
-__all__ = ["SparseOptions", "SparseIndex", "bigrams"]
+from graphhop.index.analysis import analyze, analyze_bm25s
+
+__all__ = ["SparseOptions", "SparseIndex", "bigrams", "TOKENIZERS"]
+
+#: ``standard``: Lucene-like words, possessives removed (default); ``simple``: tantivy's simple
+#: tokenizer (indexes built before ``standard``); ``bm25s``: bm25s's ``\w\w+`` words (parity checks).
+TOKENIZERS = ("standard", "simple", "bm25s")
 
 _TEXT = "gh_text"
 _TITLE = "gh_title"
@@ -27,18 +36,30 @@ class SparseOptions:
     """Index/query options (persisted in the manifest)."""
 
     title_boost: float = 1.25
-    bigrams: bool = True
+    bigrams: bool = False  # measured on the train splits: they hurt facts and MuSiQue (docs/RESULTS.md, issue 16)
     stem: bool = False
+    tokenizer: str = "standard"
+
+    def __post_init__(self) -> None:
+        if self.tokenizer not in TOKENIZERS:
+            from graphhop.core import InputError
+
+            raise InputError(f"unknown BM25 tokenizer {self.tokenizer!r}; choose one of {', '.join(TOKENIZERS)}")
 
     def to_dict(self) -> dict[str, object]:
-        return {"title_boost": self.title_boost, "bigrams": self.bigrams, "stem": self.stem}
+        return {"title_boost": self.title_boost, "bigrams": self.bigrams, "stem": self.stem, "tokenizer": self.tokenizer}
 
     @classmethod
     def from_dict(cls, d: dict) -> "SparseOptions":
-        return cls(float(d.get("title_boost", 1.25)), bool(d.get("bigrams", True)), bool(d.get("stem", False)))
+        """Options from a manifest; indexes written before ``tokenizer`` existed used ``simple``."""
+        return cls(float(d.get("title_boost", 1.25)), bool(d.get("bigrams", True)), bool(d.get("stem", False)),
+                   str(d.get("tokenizer", "simple")))
 
 
-def _analyzer(stopwords: bool, stem: bool) -> tantivy.TextAnalyzer:
+def _analyzer(stopwords: bool, stem: bool, tokenizer: str = "simple") -> tantivy.TextAnalyzer:
+    if tokenizer in ("standard", "bm25s"):  # terms come pre-analyzed (graphhop.index.analysis), one per word
+        builder = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace())
+        return (builder.filter(tantivy.Filter.stemmer("english")) if stem else builder).build()
     builder = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple()).filter(tantivy.Filter.lowercase())
     builder = builder.filter(tantivy.Filter.ascii_fold())
     if stopwords:
@@ -51,10 +72,21 @@ def _analyzer(stopwords: bool, stem: bool) -> tantivy.TextAnalyzer:
 _PLAIN = _analyzer(stopwords=False, stem=False)
 
 
-def bigrams(text: str) -> list[str]:
+def bigrams(text: str, tokenizer: str = "simple") -> list[str]:
     """``"The Big Apple"`` -> ``["the_big", "big_apple"]`` (lowercased, ASCII-folded words)."""
-    words = _PLAIN.analyze(text)
+    if tokenizer == "simple":
+        words = _PLAIN.analyze(text)
+    else:
+        words = (analyze if tokenizer == "standard" else analyze_bm25s)(text, stopwords=False)
     return [f"{a}_{b}" for a, b in zip(words, words[1:])]
+
+
+def _prepare(options: "SparseOptions") -> Callable[[str, bool], str]:
+    """What is handed to tantivy for a field's text: pre-analyzed terms (``standard``) or the raw text."""
+    if options.tokenizer in ("standard", "bm25s"):
+        fn = analyze if options.tokenizer == "standard" else analyze_bm25s
+        return lambda text, stopwords: " ".join(fn(text, stopwords))
+    return lambda text, stopwords: text
 
 
 class SparseIndex:
@@ -63,8 +95,9 @@ class SparseIndex:
     def __init__(self, index: tantivy.Index, options: SparseOptions) -> None:
         self.options = options
         self._index = index
-        self._text = _analyzer(stopwords=True, stem=options.stem)
-        self._title = _analyzer(stopwords=False, stem=options.stem)
+        self._text = _analyzer(stopwords=True, stem=options.stem, tokenizer=options.tokenizer)
+        self._title = _analyzer(stopwords=False, stem=options.stem, tokenizer=options.tokenizer)
+        self._prep = _prepare(options)
         index.register_tokenizer(_TEXT, self._text)
         index.register_tokenizer(_TITLE, self._title)
         index.reload()
@@ -90,17 +123,18 @@ class SparseIndex:
         path = Path(path)
         path.mkdir(parents=True, exist_ok=True)
         index = tantivy.Index(cls._schema_for(options), path=str(path))
-        index.register_tokenizer(_TEXT, _analyzer(True, options.stem))
-        index.register_tokenizer(_TITLE, _analyzer(False, options.stem))
+        index.register_tokenizer(_TEXT, _analyzer(True, options.stem, options.tokenizer))
+        index.register_tokenizer(_TITLE, _analyzer(False, options.stem, options.tokenizer))
+        prep = _prepare(options)
         writer = index.writer(heap_size=128_000_000, num_threads=1)
         for pos, (title, text) in enumerate(docs):
             doc = tantivy.Document()
             doc.add_unsigned("pos", pos)
-            doc.add_text("title", title or "")
-            doc.add_text("text", text)
+            doc.add_text("title", prep(title or "", False))
+            doc.add_text("text", prep(text, True))
             if options.bigrams:
-                doc.add_text("title_bigram", " ".join(bigrams(title or "")))
-                doc.add_text("text_bigram", " ".join(bigrams(text)))
+                doc.add_text("title_bigram", " ".join(bigrams(title or "", options.tokenizer)))
+                doc.add_text("text_bigram", " ".join(bigrams(text, options.tokenizer)))
             writer.add_document(doc)
         writer.commit()
         writer.wait_merging_threads()
@@ -124,14 +158,14 @@ class SparseIndex:
         """The best-fields query for ``text`` (``None`` when no term survives analysis)."""
         parts = []
         boost = self.options.title_boost
-        title_q = self._field_query("title", self._title.analyze(text))
+        title_q = self._field_query("title", self._title.analyze(self._prep(text, False)))
         if title_q is not None:
             parts.append(tantivy.Query.boost_query(title_q, boost) if boost != 1.0 else title_q)
-        text_q = self._field_query("text", self._text.analyze(text))
+        text_q = self._field_query("text", self._text.analyze(self._prep(text, True)))
         if text_q is not None:
             parts.append(text_q)
         if self.options.bigrams:
-            grams = bigrams(text)
+            grams = bigrams(text, self.options.tokenizer)
             tb = self._field_query("title_bigram", grams)
             if tb is not None:
                 parts.append(tantivy.Query.boost_query(tb, boost) if boost != 1.0 else tb)

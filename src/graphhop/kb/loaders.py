@@ -15,7 +15,7 @@ from typing import Iterator
 
 from graphhop.core import Fact, InputError, Passage
 
-__all__ = ["BadLines", "TRIPLE_FORMATS", "detect_triple_format", "iter_jsonl", "read_json", "iter_triples", "iter_passages"]
+__all__ = ["BadLines", "TRIPLE_FORMATS", "detect_triple_format", "iter_lines", "iter_jsonl", "read_json", "iter_triples", "iter_passages"]
 
 TRIPLE_FORMATS = ("tsv", "pipe", "jsonl", "nt")
 _NT = re.compile(r'^\s*(<[^>]*>|_:\S+)\s+(<[^>]*>)\s+(<[^>]*>|_:\S+|"(?:[^"\\]|\\.)*"(?:@[\w-]+|\^\^<[^>]*>)?)\s*\.\s*$')
@@ -51,34 +51,61 @@ def detect_triple_format(path: Path) -> str:
         return "nt"
     if suffix == ".tsv":
         return "tsv"
-    with _open(path) as fh:
-        for line in fh:
-            if line.strip():
-                if line.lstrip().startswith("{"):
-                    return "jsonl"
-                if line.lstrip().startswith(("<", "_:")):
-                    return "nt"
-                return "tsv" if "\t" in line else "pipe"
+    for _, line in iter_lines(path):
+        if line.strip():
+            if line.lstrip().startswith("{"):
+                return "jsonl"
+            if line.lstrip().startswith(("<", "_:")):
+                return "nt"
+            return "tsv" if "\t" in line else "pipe"
     return "tsv"
 
 
-def _open(path: Path):
+def _open_binary(path: Path):
     try:
-        return path.open(encoding="utf-8")
+        return path.open("rb")
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise InputError(f"{path}: is a directory, expected a file") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
+def _decode(raw: bytes, path: Path, lineno: int) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}:{lineno}: not valid UTF-8 text (byte {exc.start + 1} of the line)") from None
+
+
+def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
+    """Stream ``(line number, text)`` of a UTF-8 file (line end kept); bad UTF-8 names file and line.
+
+    Lines end at ``\\n``; callers strip ``\\r\\n``.
+    """
+    path = Path(path)
+    with _open_binary(path) as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            yield lineno, _decode(raw, path, lineno)
 
 
 def read_json(path: str | Path):
-    """Read one JSON document; a missing file or invalid JSON raises a one-line :class:`InputError`."""
+    """Read one JSON document; a missing file, bad UTF-8 or invalid JSON raises a one-line :class:`InputError`."""
     path = Path(path)
+    with _open_binary(path) as fh:
+        data = fh.read()
     try:
-        with _open(path) as fh:
-            return json.load(fh)
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        lineno = data[: exc.start].count(b"\n") + 1
+        raise InputError(f"{path}:{lineno}: not valid UTF-8 text") from None
+    try:
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise InputError(f"{path}: JSON nested too deeply") from None
 
 
 def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict]]:
@@ -87,17 +114,18 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict]]:
     Raises :class:`InputError` naming the file and line for invalid JSON or a non-object line.
     """
     path = Path(path)
-    with _open(path) as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{path}:{lineno}: invalid JSON ({exc.msg})") from None
-            if not isinstance(obj, dict):
-                raise InputError(f"{path}:{lineno}: expected a JSON object")
-            yield lineno, obj
+    for lineno, line in iter_lines(path):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{path}:{lineno}: invalid JSON ({exc.msg})") from None
+        except RecursionError:
+            raise InputError(f"{path}:{lineno}: JSON nested too deeply") from None
+        if not isinstance(obj, dict):
+            raise InputError(f"{path}:{lineno}: expected a JSON object")
+        yield lineno, obj
 
 
 def _nt_term(term: str) -> str:
@@ -110,6 +138,24 @@ def _nt_term(term: str) -> str:
     return term
 
 
+def _json_line(line: str):
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"invalid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+
+
+def _valid_text(text: str) -> str:
+    """``text`` itself, or ValueError when a JSON escape produced a lone surrogate (not encodable)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("text holds an invalid \\u escape (a lone surrogate)") from None
+    return text
+
+
 def _parse_triple(line: str, fmt: str) -> tuple[str, str, str]:
     if fmt == "tsv":
         parts = line.split("\t")
@@ -120,10 +166,7 @@ def _parse_triple(line: str, fmt: str) -> tuple[str, str, str]:
         if len(parts) != 3:
             raise ValueError(f"expected 3 '|'-separated fields, found {len(parts)}")
     elif fmt == "jsonl":
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"invalid JSON ({exc.msg})") from None
+        obj = _json_line(line)
         if not isinstance(obj, dict):
             raise ValueError("expected a JSON object")
         missing = [k for k in ("head", "relation", "tail") if not isinstance(obj.get(k), str)]
@@ -137,7 +180,7 @@ def _parse_triple(line: str, fmt: str) -> tuple[str, str, str]:
         parts = [_nt_term(m.group(i)) for i in (1, 2, 3)]
     else:
         raise InputError(f"unknown triple format {fmt!r}; choose one of {', '.join(TRIPLE_FORMATS)}")
-    parts = [p.strip() for p in parts]
+    parts = [_valid_text(p).strip() for p in parts]
     empty = [name for name, p in zip(("head", "relation", "tail"), parts) if not p]
     if empty:
         raise ValueError(f"empty {', '.join(empty)}")
@@ -164,30 +207,21 @@ def iter_triples(
     bad = bad if bad is not None else BadLines()
     next_id = start_id
     if not path.is_file():
-        raise InputError(f"{path}: no such file")
-    try:
-        fh = path.open("rb")
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
-    with fh:
-        for lineno, raw_bytes in enumerate(fh, start=1):
-            try:
-                raw = raw_bytes.decode("utf-8")
-            except UnicodeDecodeError:
-                raise InputError(f"{path}:{lineno}: not valid UTF-8 text") from None
-            line = raw.rstrip("\r\n")
-            if not line.strip() or (fmt != "jsonl" and line.lstrip().startswith("#")):
-                continue
-            try:
-                h, r, t = _parse_triple(line, fmt)
-            except ValueError as exc:
-                message = f"{path}:{lineno}: {exc}"
-                if not skip_bad_lines:
-                    raise InputError(message + " (use --skip-bad-lines to skip such lines)") from None
-                bad.add(message)
-                continue
-            yield Fact(h, r, t, str(next_id))
-            next_id += 1
+        raise InputError(f"{path}: no such file" if not path.exists() else f"{path}: is a directory, expected a file")
+    for lineno, raw in iter_lines(path):
+        line = raw.rstrip("\r\n")
+        if not line.strip() or (fmt != "jsonl" and line.lstrip().startswith("#")):
+            continue
+        try:
+            h, r, t = _parse_triple(line, fmt)
+        except ValueError as exc:
+            message = f"{path}:{lineno}: {exc}"
+            if not skip_bad_lines:
+                raise InputError(message + " (use --skip-bad-lines to skip such lines)") from None
+            bad.add(message)
+            continue
+        yield Fact(h, r, t, str(next_id))
+        next_id += 1
 
 
 def iter_passages(
@@ -201,42 +235,46 @@ def iter_passages(
     """
     path = Path(path)
     bad = bad if bad is not None else BadLines()
-    with _open(path) as fh:
-        head = fh.read(1)
-        while head and head.isspace():
-            head = fh.read(1)
+    with _open_binary(path) as fh:
+        head = fh.read(4096).lstrip()[:1].decode("latin-1")
     if head in ("[",) or (head == "{" and path.suffix.lower() == ".json"):
         yield from _iter_json_corpus(path)
         return
-    with _open(path) as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            line = raw.strip()
-            if not line:
-                continue
-            try:
-                obj = json.loads(line)
-                if not isinstance(obj, dict):
-                    raise ValueError("expected a JSON object")
-                text = obj.get("text")
-                if not isinstance(text, str) or not text.strip():
-                    raise ValueError("missing or empty field 'text'")
-                title = obj.get("title")
-                if title is not None and not isinstance(title, str):
-                    raise ValueError("field 'title' must be a string")
-            except json.JSONDecodeError as exc:
-                exc_msg = f"invalid JSON ({exc.msg})"
-                message = f"{path}:{lineno}: {exc_msg}"
-            except ValueError as exc:
-                message = f"{path}:{lineno}: {exc}"
-            else:
-                yield Passage(str(obj.get("id", lineno - 1)), text, title)
-                continue
-            if not skip_bad_lines:
-                raise InputError(message + " (use --skip-bad-lines to skip such lines)")
-            bad.add(message)
+    for lineno, raw in iter_lines(path):
+        line = raw.strip()
+        if not line:
+            continue
+        try:
+            obj = _json_line(line)
+            if not isinstance(obj, dict):
+                raise ValueError("expected a JSON object")
+            text = obj.get("text")
+            if not isinstance(text, str) or not text.strip():
+                raise ValueError("missing or empty field 'text'")
+            title = obj.get("title")
+            if title is not None and not isinstance(title, str):
+                raise ValueError("field 'title' must be a string")
+            _valid_text(text + (title or "") + str(obj.get("id", "")))
+        except ValueError as exc:
+            message = f"{path}:{lineno}: {exc}"
+        else:
+            yield Passage(str(obj.get("id", lineno - 1)), text, title)
+            continue
+        if not skip_bad_lines:
+            raise InputError(message + " (use --skip-bad-lines to skip such lines)")
+        bad.add(message)
 
 
 def _iter_json_corpus(path: Path) -> Iterator[Passage]:
+    for i, p in enumerate(_json_corpus(path)):
+        try:
+            _valid_text(p.id + p.text + (p.title or ""))
+        except ValueError as exc:
+            raise InputError(f"{path}: passage {i}: {exc}") from None
+        yield p
+
+
+def _json_corpus(path: Path) -> Iterator[Passage]:
     data = read_json(path)
     if isinstance(data, dict):  # HotpotQA: title -> [sentences]
         for title, sents in data.items():
@@ -251,6 +289,8 @@ def _iter_json_corpus(path: Path) -> Iterator[Passage]:
         for i, obj in enumerate(data):
             if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
                 raise InputError(f"{path}: item {i}: expected an object with a string 'text'")
+            if not isinstance(obj.get("title"), (str, type(None))):
+                raise InputError(f"{path}: item {i}: field 'title' must be a string")
             yield Passage(str(obj.get("id", i)), obj["text"], obj.get("title"))
     else:
         raise InputError(f"{path}: expected a JSON object or list of passages")

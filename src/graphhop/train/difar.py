@@ -48,6 +48,7 @@ __all__ = [
     "train_retriever",
     "train_reranker",
     "read_card",
+    "baseline_verdict",
 ]
 
 CARD_NAME = "graphhop_card.json"
@@ -554,7 +555,7 @@ def train_reranker(
             "epoch": 0,
             "batch": 0,
             "global_step": 0,
-            "best": -1.0,
+            "best": miner_metrics["Hits@1"],  # a reranker is kept only if it beats the miner's own order
             "best_epoch": 0,
             "miner": canonical_model_name(cfg.miner),
             "history": [{"epoch": 0, "step": 0, "ranker": "miner (first stage only)", **miner_metrics}],
@@ -616,6 +617,21 @@ def train_reranker(
     if (out / CARD_NAME).is_file():
         _update_card(out, card)
     return card
+
+
+def baseline_verdict(card: dict[str, Any], out: str | Path) -> str | None:
+    """``None`` when training beat the untrained pipeline on validation Hits@1, else one line saying
+    so, with the validation figures before and after (and what ``out`` holds)."""
+    history = card.get("history") or []
+    if not history or card.get("best_epoch") not in (0, None):
+        return None
+    before = history[0].get("Hits@1", 0.0)
+    trained = [h.get("Hits@1", 0.0) for h in history[1:]]
+    after = f"best after training {max(trained):.3f}" if trained else "no epoch finished"
+    kept = ("no reranker was saved: keep the first stage alone" if card["kind"].endswith("reranker")
+            else f"{out} holds the untrained model")
+    return (f"training did not beat the untrained pipeline on the validation split (Hits@1 {before:.3f} before, "
+            f"{after}); {kept}")
 
 
 # ----------------------------------------------------------------------------------------------
