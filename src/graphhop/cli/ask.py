@@ -46,6 +46,11 @@ def ask(
     rerank_k: int = typer.Option(50, "--rerank-k", help="First-stage hits reranked by difar2."),
     query_generator: Optional[Path] = typer.Option(None, "--query-generator", help="Span-selector dir for --method golden (default: the question as query)."),
     bgr_model: Optional[Path] = typer.Option(None, "--bgr-model", help="BGR model dir for --method bgr."),
+    ssg_model: Optional[Path] = typer.Option(None, "--ssg-model", help="SSG model dir (`graphhop train ssg`) for --method ssg."),
+    llm_url: Optional[str] = typer.Option(None, "--llm-url", help="--method llm: OpenAI-compatible base URL (key in $GRAPHHOP_LLM_API_KEY)."),
+    llm_model: Optional[str] = typer.Option(None, "--llm-model", help="--method llm: model name sent to the endpoint."),
+    llm_template: Optional[str] = typer.Option(None, "--llm-template", help="--method llm: direct, step, forward, backward or edges."),
+    llm_shots: Optional[Path] = typer.Option(None, "--llm-shots", help="--method llm: builder dataset folder whose train.jsonl gives few-shot examples."),
     span_model: Optional[Path] = typer.Option(None, "--span-reader", help="Span reader dir (`graphhop train reader`) for plain queries."),
     full_graph: bool = typer.Option(False, "--full-graph", help="Print the whole evidence graph, not only the answer's support."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
@@ -71,7 +76,9 @@ def ask(
     else:
         kindex = KnowledgeIndex.open(index)
     options = {"k": k, "hops": hops, "reader_model": reader_model, "span_model": span_model, "reranker": reranker,
-               "rerank_k": rerank_k if reranker else None, "query_generator": query_generator, "bgr_model": bgr_model}
+               "rerank_k": rerank_k if reranker else None, "query_generator": query_generator, "bgr_model": bgr_model,
+               "ssg_model": ssg_model, "llm_url": llm_url, "llm_model": llm_model, "llm_template": llm_template,
+               "llm_shots": llm_shots}
     pipe = build_pipeline(method, kindex, **options)
     _ = pipe.reader  # load the reader now: setup time is reported apart from answering
     setup = time.perf_counter() - t0

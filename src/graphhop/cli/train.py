@@ -17,13 +17,16 @@ __all__ = ["train_retriever", "train_reranker", "train_query_generator", "train_
 
 def register(app: typer.Typer) -> None:
     """Add the ``train`` command group to ``app``."""
-    train = typer.Typer(help="Train models: retriever, reranker (DiFaR²), query generator (GoldEn), bgr, reader.",
+    train = typer.Typer(help="Train models: retriever, reranker (DiFaR²), query generator (GoldEn), bgr, reader, ssg.",
                         no_args_is_help=True)
     train.command("retriever")(train_retriever)
     train.command("reranker")(train_reranker)
     train.command("query-generator")(train_query_generator)
     train.command("bgr")(train_bgr)
     train.command("reader")(train_reader)
+    from graphhop.cli.ssg import train_ssg
+
+    train.command("ssg")(train_ssg)
     app.add_typer(train, name="train")
 
 _DATASETS_HELP = (

@@ -24,7 +24,7 @@ __all__ = ["KINDS", "PIPELINE_MODULES", "PipelineSpec", "register", "build_pipel
 KINDS = ("facts", "passages")
 
 #: Modules whose import registers pipelines (the built-in methods first).
-PIPELINE_MODULES: list[str] = ["graphhop.pipeline.builtin"]
+PIPELINE_MODULES: list[str] = ["graphhop.pipeline.builtin", "graphhop.pipeline.llm", "graphhop.pipeline.ssg"]
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from graphhop.core import GraphhopError, InputError
+from graphhop.core import InputError
 from graphhop.graph import ROOT, EvidenceGraph
 
 __all__ = ["SSGConfig", "SSGModel", "SSGRetriever", "state_text", "support_sets", "sets_to_graph",
@@ -163,14 +163,12 @@ def sets_to_graph(question: str, sets: Sequence[Sequence[int]], ids: Sequence[st
 
 
 class SSGRetriever:
-    """SSG over candidate pools (closed setting) or a first-stage pool function (``pool_fn``)."""
+    """SSG over a candidate pool (over an index: :class:`graphhop.pipeline.ssg.SSGGraphs`)."""
 
-    def __init__(self, model: SSGModel, encode: Callable[[list[str]], np.ndarray],
-                 pool_fn: Callable[[str], Any] | None = None) -> None:
+    def __init__(self, model: SSGModel, encode: Callable[[list[str]], np.ndarray]) -> None:
         self.model = model
         self.cfg = model.cfg
         self.encode = encode
-        self.pool_fn = pool_fn
         model.eval()
 
     def retrieve_pool(self, question: str, pool: Any, query: str | None = None) -> EvidenceGraph:
@@ -181,12 +179,6 @@ class SSGRetriever:
         q = query if query is not None else normalize_question(question)
         sets = support_sets(self.model, q, pool.texts, pool.vectors, self.encode, self.cfg)
         return sets_to_graph(question, [c for c, _ in sets], pool.ids, pool.texts, pool.facts)
-
-    def retrieve_graph(self, question: str) -> EvidenceGraph:
-        """:class:`~graphhop.core.GraphRetriever` protocol (needs ``pool_fn``)."""
-        if self.pool_fn is None:
-            raise GraphhopError("SSGRetriever.retrieve_graph needs pool_fn (a candidate pool per question)")
-        return self.retrieve_pool(question, self.pool_fn(question))
 
 
 def save_ssg(model: SSGModel, out_dir: str | Path, card: dict[str, Any] | None = None) -> Path:

@@ -10,7 +10,7 @@ so is a request that failed after its retries. Nothing is contacted unless a cli
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from graphhop.core import GraphhopError, InputError
 from graphhop.graph import EvidenceGraph
@@ -24,20 +24,18 @@ __all__ = ["LLMGraphRetriever", "ChatClient", "LLMError", "TEMPLATES", "KEY_ENV"
 class LLMGraphRetriever:
     """Reasoning graphs from an LLM over candidate pools.
 
-    ``retrieve_pool(question, ids, texts, facts)`` asks the model once; ``retrieve_graph(question)``
-    takes the pool from ``pool_fn(question) -> (ids, texts, facts)``. ``max_errors`` consecutive failed
-    requests stop the run (a misconfigured endpoint should not score a whole dataset as empty graphs).
+    ``retrieve_pool(question, ids, texts, facts)`` asks the model once (over an index:
+    :class:`graphhop.pipeline.llm.LLMGraphs`). ``max_errors`` consecutive failed requests stop the run
+    (a misconfigured endpoint should not score a whole dataset as empty graphs).
     """
 
     def __init__(self, client: ChatClient, template: str = "direct", shots: Sequence[Shot] = (),
-                 pool_fn: Callable[[str], tuple[Sequence[str], Sequence[str], Sequence[Any]]] | None = None,
                  max_errors: int = 3) -> None:
         if template not in TEMPLATES:
             raise InputError(f"unknown prompt template {template!r}; choose one of {', '.join(TEMPLATES)}")
         self.client = client
         self.template = template
         self.shots = list(shots)
-        self.pool_fn = pool_fn
         self.max_errors = max_errors
         self.stats: Counter[str] = Counter()
         self.repairs: Counter[str] = Counter()
@@ -64,13 +62,6 @@ class LLMGraphRetriever:
         for r in self.last.repairs:
             self.repairs[_repair_kind(r)] += 1
         return self.last.graph
-
-    def retrieve_graph(self, question: str) -> EvidenceGraph:
-        """:class:`~graphhop.core.GraphRetriever` protocol (needs ``pool_fn``)."""
-        if self.pool_fn is None:
-            raise GraphhopError("LLMGraphRetriever.retrieve_graph needs pool_fn (a candidate pool per question)")
-        ids, texts, facts = self.pool_fn(question)
-        return self.retrieve_pool(question, ids, texts, facts)
 
 
 def _repair_kind(repair: str) -> str:
