@@ -21,17 +21,11 @@ __all__ = ["ReplayServer", "load_replies"]
 
 
 def load_replies(path: str | Path) -> list[Any]:
-    """Replies from a JSONL file: one JSON string or object per line (``{"reply": ...}`` also accepted)."""
-    out = []
-    path = Path(path)
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path}:{lineno}: invalid JSON ({exc.msg})") from None
-        out.append(obj["reply"] if isinstance(obj, dict) and "reply" in obj else obj)
+    """Replies from a JSONL file of objects: ``{"reply": "text", ...}`` (other fields ignored, e.g. the
+    expected parse) or a scripted failure (``{"status": 503}``, ``{"raw": ...}``, ``{"delay": ..., "content": ...}``)."""
+    from graphhop.kb.loaders import iter_jsonl
+
+    out = [obj["reply"] if "reply" in obj else obj for _, obj in iter_jsonl(path)]
     if not out:
         raise InputError(f"{path}: no replies")
     return out
