@@ -4,12 +4,14 @@ Starts ``graphhop serve`` on 127.0.0.1 (the demo KB, warm) unless ``--url`` name
 already running on this machine (loopback only), then runs ``--clients`` concurrent clients that
 each POST the demo questions to ``/api/ask`` in turn, one request at a time, for ``--duration``
 seconds (bounded: at most 600 s, 64 clients and ``--max-requests``). Prints one markdown table row
-per run: requests/s, p50/p95/p99 latency, the server's CPU time per answered request (less
-sensitive to other load on the machine than wall time), errors by status, and the server's resident
-memory at the start and end (its peak in between). Example (the RESULTS issue-14 rows)::
+per run: answered requests/s, p50/p95/p99 latency of answered requests, the server's CPU time per
+answered request (less sensitive to other load on the machine than wall time), errors by status,
+and the server's resident memory at the start and end (its peak in between). Clients beyond
+``--max-concurrency`` get ``503`` (counted apart from errors) and wait the server's ``Retry-After``
+before asking again. Example (the RESULTS issue-14 rows)::
 
     python benchmarks/load_test.py --clients 1 --duration 60 --pin-cpu 0        # warm p50 on one core
-    python benchmarks/load_test.py --clients 4 --duration 60 --max-concurrency 4
+    python benchmarks/load_test.py --clients 2,4,8 --duration 60 --max-concurrency 4
 """
 
 from __future__ import annotations
@@ -87,7 +89,10 @@ def start_server(port: int, max_concurrency: int, timeout: float, threads: int) 
 
 async def client(base: str, questions: list[str], offset: int, stop_at: float, budget: list[int],
                  latencies: list[float], statuses: Counter, timeout: float) -> None:
-    """One client: ask the questions in turn until ``stop_at`` or the shared request budget runs out."""
+    """One client: ask the questions in turn until ``stop_at`` or the shared request budget runs out.
+
+    Latencies are kept for answered requests; a ``503`` (server full) waits its ``Retry-After``.
+    """
     async with httpx.AsyncClient(base_url=base, timeout=timeout + 10) as http:
         i = offset
         while time.perf_counter() < stop_at and budget[0] > 0:
@@ -98,8 +103,12 @@ async def client(base: str, questions: list[str], offset: int, stop_at: float, b
                 statuses[r.status_code] += 1
             except httpx.HTTPError as exc:
                 statuses[type(exc).__name__] += 1
-            latencies.append(time.perf_counter() - t0)
-            i += 1
+                continue
+            if r.status_code == 200:
+                latencies.append(time.perf_counter() - t0)
+                i += 1
+            elif r.status_code == 503:
+                await asyncio.sleep(min(float(r.headers.get("retry-after", 1)), max(stop_at - time.perf_counter(), 0)))
 
 
 async def run_load(base: str, clients: int, duration: float, max_requests: int, pid: int | None, timeout: float) -> dict:
@@ -120,7 +129,8 @@ async def run_load(base: str, clients: int, duration: float, max_requests: int, 
         rss.append(rss_mb(pid))
         if time.perf_counter() >= next_report:
             next_report += 10
-            print(f"  {clients} clients: {time.perf_counter() - t0:4.0f}s, {len(latencies)} requests", file=sys.stderr)
+            print(f"  {clients} clients: {time.perf_counter() - t0:4.0f}s, {len(latencies)} answered, "
+                  f"server RSS {rss[-1] or 0:.0f} MB", file=sys.stderr)
     await asyncio.gather(*tasks)
     elapsed = time.perf_counter() - t0
     cpu1 = cpu_seconds(pid)
@@ -128,13 +138,14 @@ async def run_load(base: str, clients: int, duration: float, max_requests: int, 
     ok = statuses.get(200, 0)
     known = [r for r in rss if r is not None]
     return {
-        "clients": clients, "seconds": round(elapsed, 1), "requests": len(latencies), "ok": ok,
+        "clients": clients, "seconds": round(elapsed, 1), "requests": sum(statuses.values()), "ok": ok,
         "req/s": round(ok / elapsed, 2),
         "p50 ms": round(float(np.percentile(ms, 50)), 1) if len(ms) else None,
         "p95 ms": round(float(np.percentile(ms, 95)), 1) if len(ms) else None,
         "p99 ms": round(float(np.percentile(ms, 99)), 1) if len(ms) else None,
         "server CPU ms/req": round((cpu1 - cpu0) * 1000 / max(ok, 1), 1) if cpu0 is not None and cpu1 is not None else None,
-        "errors": {str(k): v for k, v in statuses.items() if k != 200},
+        "503 (full)": statuses.get(503, 0),
+        "errors": {str(k): v for k, v in statuses.items() if k not in (200, 503)},
         "RSS start MB": round(known[0], 1) if known else None,
         "RSS end MB": round(known[-1], 1) if known else None,
         "RSS peak MB": round(max(known), 1) if known else None,
