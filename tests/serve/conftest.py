@@ -8,7 +8,9 @@ from typing import Any, Optional
 
 import pytest
 
-from graphhop.serve.service import ASK_METHODS, SEARCH_METHODS, UnknownName
+from graphhop.serve.service import SEARCH_METHODS, UnknownName
+
+ASK_METHODS = ("dense", "bm25", "hybrid")
 
 
 @pytest.fixture(scope="session")

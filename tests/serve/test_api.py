@@ -40,7 +40,15 @@ def test_health(client) -> None:
     body = client.get("/api/health").json()
     assert body["status"] == "ok" and body["indexes"] == ["demo"] and body["version"] == "0.1.0"
     assert body["documents"] == {"demo": 344}
-    assert "dense" in body["methods"]["ask"] and len(body["examples"]) == 10
+    assert len(body["examples"]) == 10 and body["default_method"] == "dense"
+    # every facts pipeline of the registry is offered, except those that need a model directory
+    from graphhop.pipeline.registry import pipeline_names
+
+    offered = body["methods"]["ask"]
+    assert {"dense", "bm25", "hybrid", "golden"} <= set(offered) and set(offered) <= set(pipeline_names("facts"))
+    assert {"difar2", "bgr"} <= set(body["unavailable"]["demo"]) and not {"difar2", "bgr"} & set(offered)
+    assert "--reranker" in body["unavailable"]["demo"]["difar2"]
+    assert body["methods"]["search"] == ["dense", "bm25", "hybrid"] and body["pipelines"] == {"demo": offered}
 
 
 @pytest.mark.parametrize("question,answer,qtype", [
@@ -117,6 +125,8 @@ def test_unknown_index_and_method_are_named(client) -> None:
     one_line_error(client.post("/api/ask", json={"question": "x", "index": "wiki"}), 404, "unknown index 'wiki'", "demo")
     one_line_error(client.post("/api/ask", json={"question": "x", "method": "magic"}), 422, "unknown method 'magic'", "dense")
     one_line_error(client.post("/api/search", json={"query": "x", "method": "golden"}), 422, "'golden'", "bm25")
+    one_line_error(client.post("/api/ask", json={"question": "x", "method": "difar2"}), 422,
+                   "'difar2' is not available on index 'demo'", "--reranker")
     one_line_error(client.post("/api/search", json={"query": "x", "index": "nope"}), 404, "'nope'")
 
 

@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -25,6 +26,9 @@ def run(*args: str) -> subprocess.CompletedProcess:
     (["--index", "=dir"], "expected DIR or NAME=DIR"),
     (["--port", "70000"], "--port"),
     (["--max-concurrency", "0"], "--max-concurrency"),
+    (["--option", "difar2-reranker"], "expected PIPELINE.KEY=VALUE"),
+    (["--option", "nope.k=3"], "unknown pipeline 'nope'"),
+    (["--method", "magic"], "unknown method 'magic'"),
 ])
 def test_bad_options_are_one_line(args: list[str], needle: str) -> None:
     r = run("serve", "--no-warm", *args)
@@ -60,3 +64,14 @@ def test_serve_answers_then_stops_on_sigint() -> None:
     err = proc.stderr.read()
     assert code == 0, err
     assert "Traceback" not in err and f"http://127.0.0.1:{port}/" in err and "warm in" in err
+
+
+def test_pipeline_options_and_index_specs_parse() -> None:
+    from graphhop.serve.service import IndexSpec, parse_index_spec, parse_pipeline_option
+
+    assert parse_pipeline_option("difar2.reranker=models/rr") == ("difar2", "reranker", "models/rr")
+    assert parse_pipeline_option("dense.k=50") == ("dense", "k", 50)
+    assert parse_pipeline_option("bgr.top_n=2.5") == ("bgr", "top_n", 2.5)
+    assert parse_index_spec("kb=/data/idx") == IndexSpec("kb", Path("/data/idx"))
+    assert parse_index_spec("/data/my-index") == IndexSpec("my-index", Path("/data/my-index"))
+    assert parse_index_spec("demo") == IndexSpec("demo", None)

@@ -1,9 +1,11 @@
-"""What the server serves: named indexes, loaded once, and the pipelines built over them.
+"""What the server serves: named indexes, loaded once, and the registry's pipelines over them.
 
-:class:`ServeService` holds the opened indexes and caches one pipeline per ``(index, method)``
-(models load once, on first use or at start with :meth:`ServeService.warm`), so a warm request
-pays only for retrieval and reading. It knows nothing about HTTP: :mod:`graphhop.serve.app`
-turns its errors into status codes.
+:class:`ServeService` holds the opened indexes and caches one pipeline per ``(index, method)``,
+built by :func:`graphhop.pipeline.registry.build_pipeline`, so ``/api/ask`` answers exactly as
+``graphhop ask`` does. :meth:`ServeService.warm` builds every pipeline an index's kind offers
+(one that needs a model directory nobody gave is listed as unavailable, with the reason) and
+answers one question, so models load before the first request. It knows nothing about HTTP:
+:mod:`graphhop.serve.app` turns its errors into status codes.
 """
 
 from __future__ import annotations
@@ -13,16 +15,17 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
-from graphhop.core import GraphhopError
+from graphhop.core import GraphhopError, InputError
 
-__all__ = ["IndexSpec", "UnknownName", "ServeService", "parse_index_spec", "ASK_METHODS", "SEARCH_METHODS"]
+__all__ = ["IndexSpec", "UnknownName", "ServeService", "parse_index_spec", "parse_pipeline_option", "SEARCH_METHODS"]
 
-#: ``ask`` methods the server offers (those that need no extra model directory).
-ASK_METHODS = ("dense", "bm25", "hybrid", "golden")
-#: ``search`` methods (plain retrieval).
+#: ``search`` methods (plain retrieval: a pipeline's first stage).
 SEARCH_METHODS = ("bm25", "dense", "hybrid")
+
+#: What :meth:`ServeService.warm` asks when no example question is known.
+WARM_QUESTION = "In which country was the painter of the Mona Lisa born?"
 
 
 class UnknownName(GraphhopError):
@@ -65,7 +68,7 @@ def _open_index(spec: IndexSpec) -> Any:
 
 
 def _json_number(value: Any) -> Any:
-    """A finite float, or ``None`` (JSON has no NaN/inf: no answer gives ``None``)."""
+    """A finite float, or ``None`` (JSON has no NaN/inf)."""
     try:
         value = float(value)
     except (TypeError, ValueError):
@@ -73,38 +76,54 @@ def _json_number(value: Any) -> Any:
     return value if math.isfinite(value) else None
 
 
-class _AskPipeline:
-    """``ask`` over one index with one retrieval method: retriever and reader built once."""
-
-    def __init__(self, index: Any, method: str, reader: Any) -> None:
-        from graphhop.pipeline.registry import build_pipeline
-
-        self.pipeline = build_pipeline(method, index, reader=reader)
-
-    def ask(self, question: str) -> dict[str, Any]:
-        """The ``graphhop ask --json`` object for ``question``."""
-        return self.pipeline.ask(question).to_json()
+def parse_pipeline_option(text: str) -> tuple[str, str, Any]:
+    """``PIPELINE.KEY=VALUE`` -> ``(pipeline, key, value)`` (integers and floats become numbers)."""
+    target, sep, raw = text.partition("=")
+    pipeline, dot, key = target.partition(".")
+    if not sep or not dot or not pipeline or not key or not raw:
+        raise GraphhopError(f"--option {text!r}: expected PIPELINE.KEY=VALUE, e.g. difar2.reranker=models/rr")
+    value: Any = raw
+    for cast in (int, float):
+        try:
+            value = cast(raw)
+            break
+        except ValueError:
+            continue
+    return pipeline, key, value
 
 
 class ServeService:
-    """Named indexes and their cached pipelines; thread-safe (pipelines are built under a lock)."""
+    """Named indexes and their cached pipelines; thread-safe (pipelines are built under a lock).
 
-    def __init__(self, indexes: dict[str, Any], default_method: str = "dense", examples: list[str] | None = None) -> None:
+    ``options`` maps a pipeline name to the keyword options it is built with (e.g.
+    ``{"difar2": {"reranker": "models/rr"}}``); ``default_method`` is the ``ask`` pipeline used when
+    a request names none (default: ``dense`` where the index offers it, else its first pipeline).
+    """
+
+    def __init__(self, indexes: dict[str, Any], default_method: Optional[str] = None, examples: Optional[list[str]] = None,
+                 options: Optional[dict[str, dict[str, Any]]] = None) -> None:
+        from graphhop.pipeline.registry import index_kind, pipeline_names
+
         if not indexes:
             raise GraphhopError("serve needs at least one index")
-        if default_method not in ASK_METHODS:
-            raise UnknownName("method", default_method, ASK_METHODS)
         self.indexes = dict(indexes)
         self.default_index = next(iter(self.indexes))
+        self.methods = {name: pipeline_names(index_kind(ix)) for name, ix in self.indexes.items()}
+        self.unavailable: dict[str, dict[str, str]] = {name: {} for name in self.indexes}
+        self.options = {k: dict(v) for k, v in (options or {}).items()}
+        for name in self.options:
+            if name not in pipeline_names():
+                raise UnknownName("pipeline", name, pipeline_names())
+        if default_method is not None and default_method not in self.methods[self.default_index]:
+            raise UnknownName("method", default_method, self.methods[self.default_index])
         self.default_method = default_method
+        self.examples = list(examples or [])
         self._lock = threading.Lock()
         self._pipelines: dict[tuple[str, str], Any] = {}
-        self._retrievers: dict[tuple[str, str], Any] = {}
-        self._reader: Any = None
-        self.examples = list(examples or [])
 
     @classmethod
-    def load(cls, specs: list[IndexSpec], default_method: str = "dense") -> "ServeService":
+    def load(cls, specs: list[IndexSpec], default_method: Optional[str] = None,
+             options: Optional[dict[str, dict[str, Any]]] = None) -> "ServeService":
         """Open every index once (names must be unique)."""
         names = [s.name for s in specs]
         dupes = sorted({n for n in names if names.count(n) > 1})
@@ -115,7 +134,7 @@ class ServeService:
             from graphhop.demo import demo_questions
 
             examples = [q.question for q in demo_questions()]
-        return cls({s.name: _open_index(s) for s in specs}, default_method, examples)
+        return cls({s.name: _open_index(s) for s in specs}, default_method, examples, options)
 
     # ------------------------------------------------------------------ lookups
     def index(self, name: Optional[str]) -> tuple[str, Any]:
@@ -125,57 +144,60 @@ class ServeService:
             raise UnknownName("index", name, list(self.indexes))
         return name, self.indexes[name]
 
-    def check(self, index: Optional[str], method: Optional[str], kind: str = "ask") -> None:
-        """Raise :class:`UnknownName` for an unknown index, or a method ``kind`` (ask/search) lacks."""
-        self.index(index)
-        methods = ASK_METHODS if kind == "ask" else SEARCH_METHODS
-        if method is not None and method not in methods:
-            raise UnknownName("method", method, methods)
+    def default_for(self, index: Optional[str] = None, kind: str = "ask") -> str:
+        """The method a request on ``index`` gets when it names none."""
+        name, _ = self.index(index)
+        choices = self.choices(name, kind)
+        preferred = (self.default_method, "dense") if kind == "ask" else ("hybrid",)
+        for method in preferred:
+            if method in choices:
+                return method
+        if not choices:
+            raise GraphhopError(f"index {name!r} offers no {kind} method")
+        return choices[0]
 
-    def _cached(self, cache: dict, key: tuple[str, str], build: Callable[[], Any]) -> Any:
-        with self._lock:
-            if key not in cache:
-                cache[key] = build()
-            return cache[key]
+    def choices(self, index: str, kind: str = "ask") -> list[str]:
+        """The methods ``index`` offers for ``kind`` (``ask`` or ``search``), unavailable ones left out."""
+        offered = [m for m in self.methods[index] if m not in self.unavailable[index]]
+        return offered if kind == "ask" else [m for m in offered if m in SEARCH_METHODS]
 
-    def pipeline(self, index: Optional[str], method: Optional[str]) -> Any:
-        """The cached ``ask`` pipeline of ``(index, method)``."""
-        method = method or self.default_method
-        if method not in ASK_METHODS:
-            raise UnknownName("method", method, ASK_METHODS)
-        name, kindex = self.index(index)
+    def check(self, index: Optional[str], method: Optional[str], kind: str = "ask") -> tuple[str, str]:
+        """``(index name, method)`` of a request; unknown names raise :class:`UnknownName`."""
+        name, _ = self.index(index)
+        if method is None:
+            return name, self.default_for(name, kind)
+        reason = self.unavailable[name].get(method)
+        if reason is not None:
+            raise InputError(f"method {method!r} is not available on index {name!r}: {reason}")
+        if method not in self.choices(name, kind):
+            raise UnknownName("method", method, self.choices(name, kind))
+        return name, method
 
-        def build() -> Any:
-            from graphhop.read.ops import OperationReader
-
-            self._reader = self._reader or OperationReader()
-            return _AskPipeline(kindex, method, self._reader)
-
-        return self._cached(self._pipelines, (name, method), build)
-
-    def retriever(self, index: Optional[str], method: Optional[str]) -> tuple[Any, Any]:
-        """``(index, retriever)`` for ``search``."""
-        method = method or "hybrid"
-        if method not in SEARCH_METHODS:
-            raise UnknownName("method", method, SEARCH_METHODS)
-        name, kindex = self.index(index)
+    def pipeline(self, index: Optional[str], method: Optional[str], kind: str = "ask") -> Any:
+        """The cached pipeline of ``(index, method)`` (built on first use)."""
         from graphhop.pipeline.registry import build_pipeline
 
-        return kindex, self._cached(self._retrievers, (name, method), lambda: build_pipeline(method, kindex))
+        name, method = self.check(index, method, kind)
+        with self._lock:
+            key = (name, method)
+            if key not in self._pipelines:
+                self._pipelines[key] = build_pipeline(method, self.indexes[name], **self.options.get(method, {}))
+            return self._pipelines[key]
 
     # ------------------------------------------------------------------ work
     def ask(self, question: str, index: Optional[str] = None, method: Optional[str] = None) -> dict[str, Any]:
-        """Answer ``question``: the ``graphhop ask --json`` object."""
-        return self.pipeline(index, method).ask(question)
+        """Answer ``question``: the ``graphhop ask --json`` object (:meth:`AskResult.to_json`)."""
+        return self.pipeline(index, method).ask(question).to_json()
 
     def search(self, query: str, index: Optional[str] = None, method: Optional[str] = None, k: int = 10) -> dict[str, Any]:
         """Ranked hits with their fields (head/relation/tail for facts, title/text for passages)."""
         t0 = time.perf_counter()
-        kindex, retriever = self.retriever(index, method)
-        ranking = retriever.search([query], k)[0]
+        name, method = self.check(index, method, "search")
+        ranking = self.pipeline(name, method, "search").search([query], k)[0]
+        docs = self.indexes[name].docs
         hits = []
         for rank, hit in enumerate(ranking, 1):
-            doc = kindex.docs[hit.id]
+            doc = docs[hit.id]
             row: dict[str, Any] = {"rank": rank, "id": hit.id, "score": _json_number(hit.score)}
             if doc.fact is not None:
                 row.update(head=doc.fact.head, relation=doc.fact.relation, tail=doc.fact.tail)
@@ -183,14 +205,20 @@ class ServeService:
                 row.update(title=doc.title)
             row["text"] = doc.text
             hits.append(row)
-        return {"query": query, "index": index or self.default_index, "method": method or "hybrid", "k": k,
-                "hits": hits, "timings": {"total_s": time.perf_counter() - t0}}
+        return {"query": query, "index": name, "method": method, "k": k, "hits": hits,
+                "timings": {"total_s": time.perf_counter() - t0}}
 
-    def warm(self, question: str = "In which country was the painter of the Mona Lisa born?") -> float:
-        """Load the default pipeline of every index and answer one question (seconds taken)."""
+    def warm(self) -> float:
+        """Build every pipeline each index offers (recording those that cannot be built, and why),
+        then answer one question with each index's default pipeline. Returns the seconds taken."""
         t0 = time.perf_counter()
         for name in self.indexes:
-            self.ask(question, name, self.default_method)
+            for method in list(self.methods[name]):
+                try:
+                    self.pipeline(name, method)
+                except InputError as exc:
+                    self.unavailable[name][method] = str(exc)
+            self.ask(self.examples[0] if self.examples else WARM_QUESTION, name)
         return time.perf_counter() - t0
 
     def health(self) -> dict[str, Any]:
@@ -198,6 +226,8 @@ class ServeService:
         from graphhop import __version__
 
         return {"status": "ok", "indexes": list(self.indexes), "version": __version__,
-                "default_index": self.default_index, "default_method": self.default_method,
-                "methods": {"ask": list(ASK_METHODS), "search": list(SEARCH_METHODS)},
+                "default_index": self.default_index, "default_method": self.default_for(),
+                "methods": {"ask": self.choices(self.default_index), "search": self.choices(self.default_index, "search")},
+                "pipelines": {n: self.choices(n) for n in self.indexes},
+                "unavailable": {n: dict(u) for n, u in self.unavailable.items() if u},
                 "documents": {n: len(ix.docs) for n, ix in self.indexes.items()}, "examples": self.examples}

@@ -258,6 +258,10 @@ async function init() {
     const h = await (await fetch("/api/health")).json();
     fillSelect($("index"), h.indexes, h.default_index);
     fillSelect($("method"), h.methods.ask, h.default_method);
+    $("index").addEventListener("change", () => {  // each index offers the pipelines of its kind
+      const offered = (h.pipelines || {})[$("index").value] || h.methods.ask;
+      fillSelect($("method"), offered, offered.includes($("method").value) ? $("method").value : offered[0]);
+    });
     $("version").textContent = h.version;
     showExamples(h.examples || []);
     document.body.dataset.ready = "1";
