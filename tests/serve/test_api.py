@@ -88,8 +88,9 @@ def test_search_hits_carry_their_fields(client) -> None:
 
 # ---------------------------------------------------------------- limits and errors
 def test_question_and_k_bounds(client) -> None:
-    one_line_error(client.post("/api/ask", json={"question": "a" * 2001}), 422, "question", "2001", "2000")
+    one_line_error(client.post("/api/ask", json={"question": "a" * 2001}), 422, "question", "2,001", "2,000")
     one_line_error(client.post("/api/ask", json={"question": "   "}), 422, "question", "empty")
+    one_line_error(client.post("/api/ask", json={"question": "?!"}), 422, "question has no words")
     assert client.post("/api/search", json={"query": "a " * 1000, "method": "bm25", "k": 1}).status_code == 200
     one_line_error(client.post("/api/search", json={"query": "x", "k": 1001}), 422, "k", "1000")
     one_line_error(client.post("/api/search", json={"query": "x", "k": 0}), 422, "k")

@@ -25,6 +25,7 @@ def serve(
     max_concurrency: int = typer.Option(2, "--max-concurrency", help="Requests worked on at once; more get 503."),
     timeout: float = typer.Option(30.0, "--timeout", help="Per-request time limit in seconds (then 504)."),
     threads: int = typer.Option(1, "--threads", help="torch CPU threads per worker."),
+    max_question_chars: Optional[int] = typer.Option(None, "--max-question-chars", help="Longest question/query accepted (default: GRAPHHOP_MAX_QUESTION_CHARS or 2,000)."),
     warm: bool = typer.Option(True, "--warm/--no-warm", help="Load the default pipeline and answer one question before listening."),
 ) -> None:
     """Serve the JSON API (/api/health, /api/search, /api/ask) and the web page (/) with uvicorn."""
@@ -36,8 +37,8 @@ def serve(
 
     if not 1 <= port <= 65535:
         raise InputError(f"--port: must be in 1..65535, got {port}")
-    if max_concurrency < 1 or threads < 1 or not timeout > 0:
-        raise InputError("--max-concurrency and --threads must be >= 1, --timeout > 0")
+    if max_concurrency < 1 or threads < 1 or not timeout > 0 or (max_question_chars is not None and max_question_chars < 1):
+        raise InputError("--max-concurrency, --threads and --max-question-chars must be >= 1, --timeout > 0")
     options: dict[str, dict] = {}
     for text in option or []:
         pipeline, key, value = parse_pipeline_option(text)
@@ -50,6 +51,7 @@ def serve(
         for name, missing in service.unavailable.items():
             for pipeline, reason in missing.items():
                 typer.echo(f"graphhop serve: {name}: {pipeline} unavailable ({reason})", err=True)
-    app = create_app(service, Limits(timeout_s=timeout, max_concurrency=max_concurrency))
+    bounds = {"max_question_chars": max_question_chars} if max_question_chars is not None else {}
+    app = create_app(service, Limits(timeout_s=timeout, max_concurrency=max_concurrency, **bounds))
     typer.echo(f"graphhop serve: http://{host}:{port}/ (indexes: {', '.join(service.indexes)})", err=True)
     uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)

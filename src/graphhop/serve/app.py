@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from graphhop.core import GraphhopError
+from graphhop.questions import check_question
 from graphhop.serve.limits import BodySizeLimit, Busy, Limits, TimedOut, WorkGate, error_body
 from graphhop.serve.service import ServeService, UnknownName
 
@@ -80,11 +81,8 @@ def _error(status: int, message: str) -> Response:
 
 
 def _check_text(field: str, text: str, limits: Limits) -> str:
-    if not text.strip():
-        raise _BadRequest(422, f"{field}: must not be empty")
-    if len(text) > limits.max_question_chars:
-        raise _BadRequest(422, f"{field}: {len(text)} characters, the limit is {limits.max_question_chars}")
-    return text
+    """The stripped question/query, or a one-line 422 (:func:`graphhop.questions.check_question`)."""
+    return check_question(text, limits.max_question_chars, what=field)
 
 
 def _validation_message(exc: RequestValidationError) -> str:
@@ -167,17 +165,17 @@ def create_app(service: ServeService, limits: Limits = Limits()) -> FastAPI:
     @app.post("/api/search")
     async def search(req: SearchRequest) -> Response:
         """Ranked hits with their fields (head/relation/tail or title/text, score, rank)."""
-        _check_text("query", req.query, limits)
+        query = _check_text("query", req.query, limits)
         if not 1 <= req.k <= limits.max_k:
             raise _BadRequest(422, f"k: must be between 1 and {limits.max_k}, got {req.k}")
         service.check(req.index, req.method, "search")  # unknown names answer before any work is queued
-        return _json(await gate.run(service.search, req.query, req.index, req.method, req.k))
+        return _json(await gate.run(service.search, query, req.index, req.method, req.k))
 
     @app.post("/api/ask")
     async def ask(req: AskRequest) -> Response:
         """The same object as ``graphhop ask --json``: answer, score, support, graphs, trace, timings."""
-        _check_text("question", req.question, limits)
+        question = _check_text("question", req.question, limits)
         service.check(req.index, req.method, "ask")
-        return _json(await gate.run(service.ask, req.question, req.index, req.method))
+        return _json(await gate.run(service.ask, question, req.index, req.method))
 
     return app

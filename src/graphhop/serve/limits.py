@@ -12,8 +12,10 @@ import asyncio
 import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, TypeVar
+
+from graphhop.questions import max_question_chars
 
 __all__ = ["Limits", "BodySizeLimit", "WorkGate", "Busy", "TimedOut", "error_body"]
 
@@ -22,9 +24,9 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Limits:
-    """The bounds the server enforces (defaults: the issue's)."""
+    """The bounds the server enforces (question length: ``GRAPHHOP_MAX_QUESTION_CHARS`` or 2,000)."""
 
-    max_question_chars: int = 2000
+    max_question_chars: int = field(default_factory=max_question_chars)
     max_k: int = 1000
     max_body_bytes: int = 64 * 1024
     timeout_s: float = 30.0
