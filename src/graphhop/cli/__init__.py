@@ -12,9 +12,9 @@ import sys
 import typer
 
 from graphhop.cli.common import err, print_table
-from graphhop.core import GraphhopError
+from graphhop.cli.errors import run
 
-__all__ = ["app", "main", "print_table", "MODULES"]
+__all__ = ["app", "main", "run", "print_table", "MODULES"]
 
 app = typer.Typer(
     help="Explainable multi-hop retrieval and QA over knowledge graphs and text.",
@@ -26,29 +26,24 @@ app = typer.Typer(
 #: Command modules under ``graphhop.cli``, in help order.
 MODULES = ("index", "eval", "demo", "ask", "serve", "train", "golden", "bgr", "dataset")
 
+
+@app.callback()
+def _global_options(
+    online: bool = typer.Option(False, "--online", help="Allow Hugging Face downloads (default: offline; only local models load)."),
+) -> None:
+    """Explainable multi-hop retrieval and QA over knowledge graphs and text."""
+    from graphhop.models.locate import set_offline
+
+    set_offline(online)
+
+
 for _name in MODULES:
     importlib.import_module(f"graphhop.cli.{_name}").register(app)
 
 
 def main() -> None:
-    """Entry point: graphhop errors become one line on stderr and exit status 2."""
-    try:
-        app(standalone_mode=False)
-    except GraphhopError as exc:
-        err.print(f"[red]error:[/] {exc}", highlight=False, soft_wrap=True)
-        sys.exit(2)
-    except KeyboardInterrupt:
-        err.print("interrupted")
-        sys.exit(130)
-    except Exception as exc:  # click usage errors and the like
-        import click
-
-        if isinstance(exc, click.exceptions.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        if isinstance(exc, click.exceptions.Abort):
-            sys.exit(1)
-        raise
+    """Entry point: every error is one line on stderr (2: bad input or usage, 130: Ctrl-C, 1: other)."""
+    sys.exit(run(app, sys.argv[1:]))
 
 
 if __name__ == "__main__":  # pragma: no cover

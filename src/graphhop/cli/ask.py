@@ -53,9 +53,22 @@ def ask(
     llm_shots: Optional[Path] = typer.Option(None, "--llm-shots", help="--method llm: builder dataset folder whose train.jsonl gives few-shot examples."),
     span_model: Optional[Path] = typer.Option(None, "--span-reader", help="Span reader dir (`graphhop train reader`) for plain queries."),
     full_graph: bool = typer.Option(False, "--full-graph", help="Print the whole evidence graph, not only the answer's support."),
+    max_chars: Optional[int] = typer.Option(None, "--max-question-chars", help="Longest question accepted (default 2,000 or $GRAPHHOP_MAX_QUESTION_CHARS)."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """Answer a question: retrieval -> evidence graph -> question-type operation -> answer."""
+    from graphhop.models.locate import check_model
+    from graphhop.questions import check_question
+
+    question = check_question(question, max_chars)
+    for option, value, needs in (("--reader-model", reader_model, ()), ("--reranker", reranker, ()),
+                                 ("--query-generator", query_generator, ()), ("--bgr-model", bgr_model, ("bgr.pt",)),
+                                 ("--span-reader", span_model, ())):
+        check_model(value, option, needs)
+    if method == "difar2" and reranker is None:
+        raise InputError("--method difar2 needs --reranker DIR (a model from `graphhop train reranker`)")
+    if method == "bgr" and bgr_model is None:
+        raise InputError("--method bgr needs --bgr-model DIR (a model from `graphhop train bgr`)")
     from rich.console import Console
 
     from graphhop.index.directory import KnowledgeIndex

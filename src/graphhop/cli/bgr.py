@@ -30,6 +30,9 @@ def eval_bgr(
     threads: int = typer.Option(2, help="Torch CPU threads."),
 ) -> None:
     """Score BGR and the baselines: evidence-set EM/P/R/F1, GM, GS, GED per graph type and depth."""
+    from graphhop.models.locate import check_model
+
+    check_model(model, "model", needs=("bgr.pt",))
     from graphhop.models.encoder import set_threads
     from graphhop.retrieve.baselines import PoolBM25
     from graphhop.retrieve.graphhop import load_model

@@ -68,6 +68,10 @@ def build_dataset(
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
 ) -> None:
     """Build a ReasonGraphQA-style dataset (evidence pool + gold reasoning graph per question)."""
+    from graphhop.models.locate import check_model
+
+    check_model(None if encoder.lower() in ("default", "none") else encoder, "--encoder")
+    check_model(d2t_model, "--d2t-model")
     from graphhop.datasets.builder import (
         BuildConfig, Seq2SeqDataToText, build_named_dataset, stats_table, write_dataset,
     )

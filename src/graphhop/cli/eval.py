@@ -37,6 +37,10 @@ def eval_cmd(
     from graphhop.pipeline.registry import build_pipeline, pipeline_spec
     from graphhop.retrieve.rerank import with_rerank
 
+    from graphhop.models.locate import check_model
+
+    check_model(model, "--model")
+    check_model(rerank, "--rerank")
     names = split_methods(methods)
     for m in names:
         pipeline_spec(m)  # an unknown name stops here, before any index is built

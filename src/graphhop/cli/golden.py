@@ -38,6 +38,9 @@ def golden_eval(
     threads: Optional[int] = typer.Option(None, help="Torch CPU threads."),
 ) -> None:
     """Paragraph Recall@2/5/10, both-gold (all@k) and at-least-one (any@k) found, by question type."""
+    from graphhop.models.locate import check_model
+
+    check_model(model, "--model")
     from graphhop.datasets.kgqa import data_root
     from graphhop.models.encoder import set_threads
 

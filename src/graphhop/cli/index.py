@@ -46,6 +46,10 @@ def index_cmd(
 
     if dense not in (*DENSE_KINDS, "none"):
         raise GraphhopError(f"--dense: unknown kind {dense!r}; choose one of {', '.join(DENSE_KINDS)}, none")
+    from graphhop.models.locate import check_model
+
+    if dense != "none":
+        check_model(model, "--model")
     bad = BadLines()
     if passages:
         docs = documents_from_passages(itertools.chain.from_iterable(iter_passages(s, skip_bad_lines, bad) for s in sources))
@@ -81,9 +85,16 @@ def search_cmd(
     model: Optional[str] = typer.Option(None, "--model", help="Encoder (must be the one the index was built with)."),
     rerank: Optional[Path] = typer.Option(None, "--rerank", help="Cross-encoder model directory (DiFaR²) to rerank with."),
     rerank_k: int = typer.Option(100, "--rerank-k", help="How many first-stage hits to rerank."),
+    max_chars: Optional[int] = typer.Option(None, "--max-question-chars", help="Longest question accepted (default 2,000 or $GRAPHHOP_MAX_QUESTION_CHARS)."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """Retrieve the nearest facts/passages for questions."""
+    from graphhop.models.locate import check_model
+    from graphhop.questions import check_questions
+
+    queries = check_questions(queries, max_chars)
+    check_model(model, "--model")
+    check_model(rerank, "--rerank")
     from graphhop.index.directory import KnowledgeIndex
     from graphhop.pipeline.registry import build_pipeline
     from graphhop.retrieve.rerank import with_rerank

@@ -115,6 +115,9 @@ def train_retriever(
     Rerunning the same command after an interruption resumes from <out>.ckpt. Use the result with
     `graphhop eval DATASET --model OUT` (the KB is re-encoded with the new model, once, and cached).
     """
+    from graphhop.models.locate import check_model
+
+    check_model(model, "--model")
     names, train, val = _load(datasets, data, limit, holdout, max_positives, seed)
     cfg = _config(
         model=model, epochs=epochs, batch_size=batch_size, lr=lr, warmup=warmup, hard_negatives=hard_negatives, random_negatives=0,
@@ -156,6 +159,10 @@ def train_reranker(
     Rerunning the same command after an interruption resumes from <out>.ckpt. Use the result with
     `graphhop eval DATASET --rerank OUT --rerank-k 100`.
     """
+    from graphhop.models.locate import check_model
+
+    check_model(model, "--model")
+    check_model(miner, "--miner")
     names, train, val = _load(datasets, data, limit, holdout, max_positives, seed)
     cfg = _config(
         model=model, miner=miner, epochs=epochs, batch_size=batch_size, lr=lr, warmup=warmup, hard_negatives=hard_negatives,
@@ -187,6 +194,9 @@ def train_query_generator(
     threads: Optional[int] = typer.Option(None, help="Torch CPU threads (default: $GRAPHHOP_THREADS or all cores)."),
 ) -> None:
     """Train GoldEn's query generator: a span selector fitted to oracle queries (train split), best epoch on dev."""
+    from graphhop.models.locate import check_model
+
+    check_model(model, "--model")
     from graphhop.datasets.kgqa import data_root
     from graphhop.datasets.textqa import load_text_dataset
     from graphhop.eval.golden import open_or_build_index
@@ -252,6 +262,9 @@ def train_bgr(
                                          help="Training: drop a row's whole vector block with this probability."),
 ) -> None:
     """Train the Graph-hop retriever (forward + backward) on a builder dataset; print a JSON summary."""
+    from graphhop.models.locate import check_model
+
+    check_model(None if encoder == "default" else encoder, "--encoder")
     from graphhop.models.encoder import set_threads
     from graphhop.retrieve.graphhop import BGRConfig
     from graphhop.train.bgr import EmbeddingCache, TrainConfig, load_examples
@@ -293,6 +306,9 @@ def train_reader(
     seed: int = typer.Option(0, "--seed"),
 ) -> None:
     """Train the span reader on a builder dataset's (question, evidence, answer) triples."""
+    from graphhop.models.locate import check_model
+
+    check_model(model, "--model")
     from graphhop.models.encoder import set_threads
     from graphhop.read.span import SpanReader, examples_from_records
     from graphhop.train.reader import train_span_reader
