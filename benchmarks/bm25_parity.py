@@ -24,22 +24,25 @@ FACT_VARIANTS = {
     "bm25s (reference)": None,
     "bm25s tokens, no bigrams": SparseOptions(bigrams=False, tokenizer="bm25s"),
     "standard, no bigrams": SparseOptions(bigrams=False, tokenizer="standard"),
-    "standard + bigrams": SparseOptions(bigrams=True, tokenizer="standard"),
-    "simple + bigrams (before)": SparseOptions(bigrams=True, tokenizer="simple"),
+    "standard + bigrams": SparseOptions(bigrams=True, tokenizer="standard", tie_breaker=0.0),
+    "simple + bigrams (before)": SparseOptions(bigrams=True, tokenizer="simple", tie_breaker=0.0),
 }
 TEXT_VARIANTS = {
     "bm25s (reference)": None,
-    "title x1.0, no bigrams": SparseOptions(title_boost=1.0, bigrams=False),
-    "title x1.25, no bigrams": SparseOptions(title_boost=1.25, bigrams=False),
-    "title x1.0 + bigrams": SparseOptions(title_boost=1.0, bigrams=True),
-    "title x1.25 + bigrams (GoldEn)": SparseOptions(title_boost=1.25, bigrams=True),
-    "simple, title x1.25 + bigrams (before)": SparseOptions(title_boost=1.25, bigrams=True, tokenizer="simple"),
+    "title x1.0, no bigrams": SparseOptions(title_boost=1.0, bigrams=False, tie_breaker=0.0),
+    "title x1.25, no bigrams": SparseOptions(title_boost=1.25, bigrams=False, tie_breaker=0.0),
+    "title x1.0 + bigrams": SparseOptions(title_boost=1.0, bigrams=True, tie_breaker=0.0),
+    "title x1.25 + bigrams (GoldEn)": SparseOptions(title_boost=1.25, bigrams=True, tie_breaker=0.0),
+    "simple, title x1.25 + bigrams (before)": SparseOptions(title_boost=1.25, bigrams=True, tokenizer="simple", tie_breaker=0.0),
+    "title x1.25, tie 0.3": SparseOptions(title_boost=1.25, bigrams=False, tie_breaker=0.3),
+    "title x1.25, tie 0.7 (default)": SparseOptions(title_boost=1.25, bigrams=False, tie_breaker=0.7),
+    "title x1.25, tie 1.0": SparseOptions(title_boost=1.25, bigrams=False, tie_breaker=1.0),
 }
 
 
 def variant_index(docs, options: SparseOptions, path: Path) -> KnowledgeIndex:
     """``docs`` indexed with ``options`` (BM25 only), cached under ``path``."""
-    path = path.with_name(f"{path.name}-{options.tokenizer}-{int(options.bigrams)}-{options.title_boost}")
+    path = path.with_name(f"{path.name}-{options.tokenizer}-{int(options.bigrams)}-{options.title_boost}-{options.tie_breaker}")
     try:
         return KnowledgeIndex.open(path)
     except Exception:  # noqa: BLE001 - not built yet (or stale): build it

@@ -47,7 +47,7 @@ def test_ask_command_json(capsys) -> None:
 
     ask("How many countries border Switzerland?", index=None, method="dense", k=20, hops=3, qtype=None,
         reader_model=None, reranker=None, rerank_k=50, query_generator=None, bgr_model=None, span_model=None,
-        full_graph=False, as_json=True)
+        full_graph=False, max_chars=None, as_json=True)
     out = json.loads(capsys.readouterr().out)
     assert out["answer"] == "5" and out["qtype"] == "count"
     assert sorted(out["trace"]["counted"]) == ["Austria", "France", "Germany", "Italy", "Liechtenstein"]
@@ -61,7 +61,7 @@ def test_ask_rejects_bad_options() -> None:
 
     with pytest.raises(InputError, match="--method"):
         ask("q", index=None, method="nope", k=20, hops=3, qtype=None, reader_model=None, reranker=None, rerank_k=50,
-            query_generator=None, bgr_model=None, span_model=None, full_graph=False, as_json=True)
+            query_generator=None, bgr_model=None, span_model=None, full_graph=False, max_chars=None, as_json=True)
     with pytest.raises(InputError, match="difar2 needs --reranker"):
         ask("q", index=None, method="difar2", k=20, hops=3, qtype=None, reader_model=None, reranker=None, rerank_k=50,
-            query_generator=None, bgr_model=None, span_model=None, full_graph=False, as_json=True)
+            query_generator=None, bgr_model=None, span_model=None, full_graph=False, max_chars=None, as_json=True)

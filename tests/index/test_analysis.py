@@ -38,7 +38,9 @@ def test_possessive_no_longer_matches_middle_initials(tmp_path):
 
 
 def test_manifest_options_without_tokenizer_mean_the_legacy_one():
-    assert SparseOptions.from_dict({"title_boost": 1.25, "bigrams": True}).tokenizer == "simple"
+    legacy = SparseOptions.from_dict({"title_boost": 1.25, "bigrams": True})
+    assert (legacy.tokenizer, legacy.tie_breaker, legacy.bigrams) == ("simple", 0.0, True)
+    assert SparseOptions.from_dict(SparseOptions().to_dict()) == SparseOptions()
     assert SparseOptions().tokenizer == "standard"
     from graphhop.core import InputError
 

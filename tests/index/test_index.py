@@ -148,10 +148,15 @@ def test_sparse_best_field_title_boost_and_ties(tmp_path):
     t_boost = dict(idx.search(["alpha"], 3)[0])[1]
     t_plain = dict(plain.search(["alpha"], 3)[0])[1]
     assert t_boost == pytest.approx(1.25 * t_plain, rel=1e-5)
-    # best field wins: a doc's score is its best field's score, not the sum
-    both = SparseIndex.build(tmp_path / "b", [("alpha", "alpha")], SparseOptions(title_boost=1.0, bigrams=False))
-    only_title = SparseIndex.build(tmp_path / "o", [("alpha", "zeta")], SparseOptions(title_boost=1.0, bigrams=False))
-    assert both.search(["alpha"], 1)[0][0][1] == pytest.approx(only_title.search(["alpha"], 1)[0][0][1], rel=1e-5)
+    # best field + tie_breaker x the other fields (tie 0: the best field alone, GoldEn's best_fields)
+    for tie in (0.0, 0.7):
+        opts = SparseOptions(title_boost=1.0, bigrams=False, tie_breaker=tie)
+        both = SparseIndex.build(tmp_path / f"b{tie}", [("alpha", "alpha")], opts)
+        only_title = SparseIndex.build(tmp_path / f"o{tie}", [("alpha", "zeta")], opts)
+        only_text = SparseIndex.build(tmp_path / f"x{tie}", [("zeta", "alpha")], opts)
+        title, text = (ix.search(["alpha"], 1)[0][0][1] for ix in (only_title, only_text))
+        expected = max(title, text) + tie * min(title, text)
+        assert both.search(["alpha"], 1)[0][0][1] == pytest.approx(expected, rel=1e-5)
 
 
 def test_sparse_stop_words_ascii_folding_bigrams(tmp_path):

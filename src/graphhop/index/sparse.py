@@ -1,7 +1,8 @@
 """BM25 with tantivy: title/text fields (+ bigram copies), Elasticsearch best-fields multi-match.
 
-The query is a disjunction-max over per-field queries (``tie_breaker=0``: the best field wins, as in
-Elasticsearch ``multi_match`` with ``best_fields``), with title fields boosted (1.25 by default,
+The query is a disjunction-max over per-field queries, as Elasticsearch ``multi_match`` with
+``best_fields`` (the best field plus ``tie_breaker`` times the others; 0.7 by default, 0 in indexes
+built before the option), with title fields boosted (1.25 by default,
 GoldEn's setting). Each field query is a BM25 OR over the analyzed query terms. The ``standard``
 tokenizer (the default; :mod:`graphhop.index.analysis`) analyzes in Python like Lucene's standard
 analyzer with English possessives removed, and the terms are indexed with tantivy's whitespace
@@ -39,6 +40,9 @@ class SparseOptions:
     bigrams: bool = False  # measured on the train splits: they hurt facts and MuSiQue (docs/RESULTS.md, issue 16)
     stem: bool = False
     tokenizer: str = "standard"
+    #: Elasticsearch multi_match ``tie_breaker``: 0 = best field only (GoldEn), 1 = sum of the fields;
+    #: 0.7 chosen on the HotpotQA/MuSiQue train samples (docs/RESULTS.md, issue 16). Facts have one field.
+    tie_breaker: float = 0.7
 
     def __post_init__(self) -> None:
         if self.tokenizer not in TOKENIZERS:
@@ -47,13 +51,14 @@ class SparseOptions:
             raise InputError(f"unknown BM25 tokenizer {self.tokenizer!r}; choose one of {', '.join(TOKENIZERS)}")
 
     def to_dict(self) -> dict[str, object]:
-        return {"title_boost": self.title_boost, "bigrams": self.bigrams, "stem": self.stem, "tokenizer": self.tokenizer}
+        return {"title_boost": self.title_boost, "bigrams": self.bigrams, "stem": self.stem, "tokenizer": self.tokenizer,
+                "tie_breaker": self.tie_breaker}
 
     @classmethod
     def from_dict(cls, d: dict) -> "SparseOptions":
         """Options from a manifest; indexes written before ``tokenizer`` existed used ``simple``."""
         return cls(float(d.get("title_boost", 1.25)), bool(d.get("bigrams", True)), bool(d.get("stem", False)),
-                   str(d.get("tokenizer", "simple")))
+                   str(d.get("tokenizer", "simple")), float(d.get("tie_breaker", 0.0)))
 
 
 def _analyzer(stopwords: bool, stem: bool, tokenizer: str = "simple") -> tantivy.TextAnalyzer:
@@ -174,7 +179,7 @@ class SparseIndex:
                 parts.append(xb)
         if not parts:
             return None
-        return tantivy.Query.disjunction_max_query(parts, 0.0)
+        return tantivy.Query.disjunction_max_query(parts, self.options.tie_breaker)
 
     def search(self, queries: Sequence[str], k: int = 10) -> list[list[tuple[int, float]]]:
         """Top ``k`` ``(position, score)`` pairs per query, best first, ties by position."""
