@@ -16,6 +16,7 @@ import os
 from pathlib import Path
 
 from graphhop.evaluation import cache_dir, dataset_index, evaluate_retrievers
+from graphhop.index.cache import open_or_build
 from graphhop.index.directory import KnowledgeIndex, build_index, documents_from_passages
 from graphhop.index.sparse import SparseOptions
 from graphhop.retrieve.bm25 import BM25Retriever, BM25sRetriever
@@ -43,10 +44,7 @@ TEXT_VARIANTS = {
 def variant_index(docs, options: SparseOptions, path: Path) -> KnowledgeIndex:
     """``docs`` indexed with ``options`` (BM25 only), cached under ``path``."""
     path = path.with_name(f"{path.name}-{options.tokenizer}-{int(options.bigrams)}-{options.title_boost}-{options.tie_breaker}")
-    try:
-        return KnowledgeIndex.open(path)
-    except Exception:  # noqa: BLE001 - not built yet (or stale): build it
-        return build_index(iter(docs), path, sparse=options, dense=None, overwrite=True, progress=False)
+    return open_or_build(path, lambda: build_index(iter(docs), path, sparse=options, dense=None, overwrite=True, progress=False))
 
 
 def kgqa_rows(name: str, split: str, root: Path) -> list[dict]:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from graphhop.core import GraphhopError, QAExample, Ranking, Retriever
+from graphhop.core import QAExample, Ranking, Retriever
 from graphhop.index.dense import DenseOptions
 from graphhop.index.directory import DocStore, KnowledgeIndex, build_index, documents_from_facts
 from graphhop.index.sparse import SparseOptions
@@ -169,12 +169,9 @@ def dataset_index(
     )
     digest = hashlib.sha256(key.encode()).hexdigest()[:12]
     path = (root or cache_dir() / "indexes") / f"{kb_file.stem}-{dense.kind if dense else 'sparse'}-{digest}"
-    if (path / "manifest.json").exists():
-        try:
-            return KnowledgeIndex.open(path)
-        except GraphhopError:  # a stale or damaged cache (e.g. an older format) is rebuilt, never trusted
-            pass
-    return build_index(
+    from graphhop.index.cache import open_or_build
+
+    return open_or_build(path, lambda: build_index(
         documents_from_facts(iter_triples(kb_file)),
         path,
         sparse=SparseOptions(),
@@ -183,4 +180,4 @@ def dataset_index(
         overwrite=True,
         progress=progress,
         sources=[str(kb_file)],
-    )
+    ))

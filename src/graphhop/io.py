@@ -27,7 +27,12 @@ from typing import IO, Iterator, Sequence
 
 from graphhop.core import InputError
 
-__all__ = ["atomic_dir", "atomic_file", "atomic_write_text", "write_lock", "check_out_path", "temp_prefix"]
+__all__ = ["LockedError", "atomic_dir", "atomic_file", "atomic_write_text", "write_lock", "wait_for_writer",
+           "check_out_path", "temp_prefix"]
+
+class LockedError(InputError):
+    """Another process holds the write lock of the output."""
+
 
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
@@ -88,7 +93,7 @@ def write_lock(target: str | Path) -> Iterator[Path]:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
-            raise InputError(
+            raise LockedError(
                 f"{target}: another graphhop process is writing it (lock {path}); wait for it to finish"
             ) from None
         try:  # the previous holder may have unlinked the file between our open and flock
@@ -106,6 +111,19 @@ def write_lock(target: str | Path) -> Iterator[Path]:
             os.unlink(path)
         except OSError:
             pass
+        os.close(fd)
+
+
+def wait_for_writer(target: str | Path) -> None:
+    """Block until no process holds ``target``'s write lock (for caches that another process is building)."""
+    path = _lock_path(Path(target))
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return  # released (the holder removes the file)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH)
+    finally:
         os.close(fd)
 
 

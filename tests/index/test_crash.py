@@ -51,3 +51,35 @@ def test_kill_9_during_build_keeps_the_old_index(tmp_path):
     build_index(_facts(50), target, dense=None, overwrite=True, progress=False)  # the next run
     assert sorted(p.name for p in tmp_path.iterdir()) == ["idx"], "temp dirs or locks left behind"
     assert not all(outcomes), "no build was killed mid-way: raise the size or shorten the delays"
+
+
+def test_a_cache_being_built_elsewhere_is_waited_for_then_opened(tmp_path):
+    import threading
+
+    from graphhop.index.cache import open_or_build
+    from graphhop.io import write_lock
+
+    target = tmp_path / "cache"
+    built = []
+
+    def build():
+        index = build_index(_facts(5), target, dense=None, overwrite=True, progress=False)
+        built.append(1)
+        return index
+
+    lock = write_lock(target)
+    lock.__enter__()  # "another process" is writing the cache: it builds elsewhere, moves it in, unlocks
+
+    def other_writer():
+        time.sleep(0.5)
+        build_index(_facts(7), tmp_path / "elsewhere", dense=None, progress=False)
+        os.rename(tmp_path / "elsewhere", target)
+        lock.__exit__(None, None, None)
+
+    thread = threading.Thread(target=other_writer)
+    thread.start()
+    index = open_or_build(target, build)  # the lock stops our build at once; we wait, then open theirs
+    thread.join()
+    assert len(index.docs) == 7 and built == []
+    (target / "manifest.json").write_text("{}")  # a damaged cache is rebuilt, not trusted
+    assert len(open_or_build(target, build).docs) == 5 and built == [1]

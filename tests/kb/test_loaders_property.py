@@ -107,3 +107,34 @@ def test_index_build_is_complete_or_absent(tmp_path_factory, content, suffix):
     else:
         assert len(KnowledgeIndex.open(out).docs) >= 1
         assert sorted(p.name for p in root.iterdir()) == sorted([path.name, "idx"])
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["question", "answer", "id", "_id", "title", "text", "paragraphs", "supporting_facts",
+                         "context", "proof", "hypothesis", "program", "meta", "is_supporting", "paragraph_support_idx",
+                         "question_decomposition", "triples", "intermediate_conclusions"]), inner, max_size=5),
+    max_leaves=12)
+
+
+@_SETTINGS
+@given(rows=st.lists(_JSON, max_size=4), loader=st.sampled_from(["hotpotqa", "musique", "programs", "entailmentbank", "angles"]))
+def test_text_dataset_loaders_never_traceback(tmp_path, rows, loader):
+    import json as _json
+
+    from graphhop.datasets.entailmentbank import load_angles, load_entailmentbank
+    from graphhop.datasets.kqapro import load_programs
+    from graphhop.datasets.textqa import load_hotpotqa, load_musique
+
+    jsonl = loader in ("entailmentbank", "angles")
+    path = tmp_path / ("q.jsonl" if jsonl else "q.json")
+    path.write_text("\n".join(_json.dumps(r) for r in rows) if jsonl else _json.dumps(rows), encoding="utf-8")
+    corpus = tmp_path / "corpus.json"
+    corpus.write_text(_json.dumps({"T": ["a sentence."]} if loader == "hotpotqa" else [{"title": "T", "text": "x"}]))
+    fn = {"hotpotqa": lambda p: load_hotpotqa(p, corpus), "musique": lambda p: load_musique(p, corpus),
+          "programs": load_programs, "entailmentbank": load_entailmentbank, "angles": load_angles}[loader]
+    try:
+        fn(path)
+    except InputError as exc:
+        assert "\n" not in str(exc)

@@ -7,7 +7,7 @@ import time
 from importlib import resources
 from pathlib import Path
 
-from graphhop.core import GraphhopError, QAExample
+from graphhop.core import QAExample
 
 __all__ = ["DEMO_DATA", "demo_questions", "demo_index", "run_demo"]
 
@@ -30,24 +30,18 @@ def demo_questions() -> list[QAExample]:
 def demo_index(out: Path | None = None, rebuild: bool = False, progress: bool = True):
     """Build once, then reuse, the demo KB's index (BM25 + flat dense)."""
     from graphhop.evaluation import cache_dir
+    from graphhop.index.cache import open_or_build
     from graphhop.index.dense import DenseOptions
     from graphhop.index.directory import KnowledgeIndex, build_index, documents_from_facts
     from graphhop.kb.loaders import iter_triples
 
     path = out or cache_dir() / "demo-index"
-    if (path / "manifest.json").exists() and not rebuild:
-        try:
-            return KnowledgeIndex.open(path)
-        except GraphhopError:  # a stale or damaged cache is rebuilt, never trusted
-            pass
-    return build_index(
-        documents_from_facts(iter_triples(DEMO_DATA / "kb.tsv")),
-        path,
-        dense=DenseOptions("flat"),
-        overwrite=True,
-        progress=progress,
-        sources=[str(DEMO_DATA / "kb.tsv")],
-    )
+
+    def build() -> KnowledgeIndex:
+        return build_index(documents_from_facts(iter_triples(DEMO_DATA / "kb.tsv")), path, dense=DenseOptions("flat"),
+                           overwrite=True, progress=progress, sources=[str(DEMO_DATA / "kb.tsv")])
+
+    return build() if rebuild else open_or_build(path, build)
 
 
 def run_demo(out: Path | None = None, k: int = 3, rebuild: bool = False, console=None, ask: bool = True) -> None:

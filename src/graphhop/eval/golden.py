@@ -27,20 +27,16 @@ def open_or_build_index(dataset: str, corpus: Path, index_dir: Path, dense: bool
     from graphhop.index.directory import KnowledgeIndex, build_index, documents_from_passages
     from graphhop.kb.loaders import iter_passages
 
+    from graphhop.index.cache import open_or_build
+
     path = Path(index_dir) / dataset
-    if path.exists():
-        index = KnowledgeIndex.open(path)
-        if index.has_sparse and (index.has_dense or not dense):
-            return index
-    passages = iter_worldtree(corpus) if dataset == "entailmentbank" else iter_passages(corpus)
-    return build_index(
-        documents_from_passages(passages),
-        path,
-        dense=DenseOptions("flat") if dense else None,
-        overwrite=True,
-        progress=progress,
-        sources=[str(corpus)],
-    )
+
+    def build() -> KnowledgeIndex:
+        passages = iter_worldtree(corpus) if dataset == "entailmentbank" else iter_passages(corpus)
+        return build_index(documents_from_passages(passages), path, dense=DenseOptions("flat") if dense else None,
+                           overwrite=True, progress=progress, sources=[str(corpus)])
+
+    return open_or_build(path, build, accept=lambda index: index.has_sparse and (index.has_dense or not dense))
 
 
 def _golds(examples: Sequence[TextQAExample]) -> list[list[str]]:
