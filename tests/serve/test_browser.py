@@ -118,6 +118,15 @@ def test_page_answers_the_readme_question_and_draws_the_support_chain(browser, s
     page.check("#support-only")
     page.wait_for_function("() => window.cy.nodes().length === 5")
     page.screenshot(path=str(shots / "serve-support-only.png"))
+    # the README's `ask` example, on the same page: the graph is redrawn for the new answer
+    page.fill("#question", "Was the composer of The Magic Flute born in Vienna?")
+    page.click("#ask")
+    page.wait_for_function("() => window.graphhopResult.answer === 'no'", timeout=60_000)
+    drawn = page.evaluate("() => window.cy.nodes('.support').map(n => n.id())")
+    result = page.evaluate("() => window.graphhopResult")
+    assert set(drawn) == {"Q", "__answer__", *result["support"]} and len(result["support"]) >= 2
+    labels = page.evaluate("() => window.cy.nodes('.support').map(n => n.data('label'))")
+    assert {"The Magic Flute → Wolfgang Amadeus Mozart", "A: no"} <= set(labels)
     page.close()
 
 

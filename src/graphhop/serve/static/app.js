@@ -126,7 +126,9 @@ function render(res) {
   lastResult = window.graphhopResult = res;
   $("result").hidden = false;
   $("answer").textContent = res.answer || "(no supported answer)";
-  $("score").textContent = res.score == null ? "" : "score " + res.score.toFixed(3);
+  const others = (res.answers || []).filter((a) => a !== res.answer);
+  $("score").textContent = (res.score == null ? "" : "score " + res.score.toFixed(3)) +
+    (others.length ? ` · also: ${others.slice(0, 8).join(", ")}${others.length > 8 ? " …" : ""}` : "");
   const t = res.timings || {};
   const ms = t.total_s != null ? ` · ${Math.round(t.total_s * 1000)} ms` : "";
   $("meta").textContent = `${res.qtype} · ${res.method} · ${res.graph.nodes.length} evidence, ${res.support.length} in support${ms}`;
