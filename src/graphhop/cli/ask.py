@@ -37,7 +37,7 @@ def pipelines(as_json: bool = typer.Option(False, "--json", help="Machine-readab
 def ask(
     question: str = typer.Argument(..., help="The question."),
     index: Optional[Path] = typer.Option(None, "--index", "-i", help="Index directory (`graphhop index`); default: the bundled demo KB."),
-    method: str = typer.Option("dense", "--method", "-m", help="Pipeline: dense, bm25, hybrid, difar2, golden, mdr, bgr, ... (`graphhop pipelines` lists them)."),
+    method: str = typer.Option("auto", "--method", "-m", help="Pipeline: dense, bm25, hybrid, difar2, golden, mdr, bgr, ... (`graphhop pipelines` lists them; auto: dense, or bm25 on a BM25-only index)."),
     k: int = typer.Option(20, "-k", help="Facts retrieved for the question (hop 1); later hops add 10 per frontier entity."),
     hops: int = typer.Option(3, "--hops", help="Longest reasoning chain (facts)."),
     qtype: Optional[str] = typer.Option(None, "--qtype", help="Force the question type: query, count, boolean, comparison, relation."),
@@ -77,7 +77,7 @@ def ask(
 
     if qtype is not None and qtype not in QTYPES:
         raise InputError(f"--qtype: unknown type {qtype!r}; choose one of {', '.join(QTYPES)}")
-    if method not in pipeline_names():
+    if method not in (*pipeline_names(), "auto"):
         raise InputError(f"--method: unknown method {method!r}; choose one of {', '.join(pipeline_names())}")
     if not 1 <= k <= 1000 or not 1 <= hops <= 5:
         raise InputError(f"-k must be in 1..1000 and --hops in 1..5 (got {k}, {hops})")
@@ -88,6 +88,8 @@ def ask(
         kindex = demo_index(progress=not as_json)
     else:
         kindex = KnowledgeIndex.open(index)
+    if method == "auto":
+        method = "dense" if kindex.has_dense else "bm25"
     options = {"k": k, "hops": hops, "reader_model": reader_model, "span_model": span_model, "reranker": reranker,
                "rerank_k": rerank_k if reranker else None, "query_generator": query_generator, "bgr_model": bgr_model,
                "ssg_model": ssg_model, "llm_url": llm_url, "llm_model": llm_model, "llm_template": llm_template,

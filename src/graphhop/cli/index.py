@@ -35,12 +35,20 @@ def index_cmd(
     title_boost: float = typer.Option(1.25, "--title-boost", help="BM25 title field boost (best-fields multi-match)."),
     skip_bad_lines: bool = typer.Option(False, "--skip-bad-lines", help="Skip malformed lines (reported) instead of stopping."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing index directory."),
+    backend: str = typer.Option("torch", "--backend", help="Encoder backend: torch, onnx, onnx-int8 or static (model2vec)."),
+    resume: bool = typer.Option(False, "--resume", help="Continue an interrupted build from its checkpointed vectors."),
+    engine: str = typer.Option("local", "--engine", help="Encode in-process (local) or with a Ray Data actor pool (ray)."),
+    ray_address: Optional[str] = typer.Option(None, "--ray-address", help="Ray cluster address, e.g. ray://head:10001 (default: a local Ray)."),
+    max_length: Optional[int] = typer.Option(None, "--max-length", help="Truncate texts to N tokens (default: the model's)."),
+    chunk: int = typer.Option(16384, "--chunk", help="Documents encoded (and checkpointed) per step."),
+    milvus_uri: Optional[str] = typer.Option(None, "--milvus-uri", help="Also write vectors + texts (BM25) to Milvus: a milvus-lite file (./kb.db) or a server URL (http://host:19530; token from $MILVUS_TOKEN)."),
+    milvus_collection: Optional[str] = typer.Option(None, "--milvus-collection", help="Milvus collection name (default: from --out)."),
 ) -> None:
     """Build a knowledge index (BM25 + FAISS) from triples or passages."""
     import itertools
 
     from graphhop.index.dense import DENSE_KINDS, DenseOptions
-    from graphhop.index.directory import build_index, documents_from_facts, documents_from_passages
+    from graphhop.index.directory import EncodingOptions, build_index, documents_from_facts, documents_from_passages
     from graphhop.index.sparse import SparseOptions
     from graphhop.kb.loaders import BadLines, iter_passages, iter_triples
 
@@ -50,6 +58,11 @@ def index_cmd(
 
     if dense != "none":
         check_model(model, "--model")
+    if chunk < 1:
+        raise GraphhopError(f"--chunk: must be at least 1, got {chunk}")
+    encoding = EncodingOptions(backend, engine, resume, max_length, ray_address)
+    encoding.check()
+    milvus = _milvus_target(milvus_uri, milvus_collection or out.name)
     bad = BadLines()
     if passages:
         docs = documents_from_passages(itertools.chain.from_iterable(iter_passages(s, skip_bad_lines, bad) for s in sources))
@@ -69,12 +82,26 @@ def index_cmd(
         model=model,
         overwrite=overwrite,
         sources=[str(s) for s in sources],
+        chunk=chunk,
+        encoding=encoding,
+        milvus=milvus,
     )
     m = index.manifest
     console.print(f"[green]indexed[/] {m['count']} {m['doc_type']} into {out} "
                   f"(bm25: {'yes' if m['sparse'] else 'no'}, dense: {m['dense']['options']['kind'] if m['dense'] else 'no'})")
     if bad.count:
         err.print(f"[yellow]warning:[/] {bad.summary()}")
+
+
+def _milvus_target(uri: Optional[str], name: str):
+    """The Milvus collection to write (None without --milvus-uri); a local milvus-lite file is made absolute."""
+    if not uri:
+        return None
+    import os
+
+    from graphhop.index.milvus import MilvusTarget, collection_name
+
+    return MilvusTarget(uri if "://" in uri else str(Path(uri).resolve()), collection_name(name), os.environ.get("MILVUS_TOKEN"))
 
 
 def search_cmd(

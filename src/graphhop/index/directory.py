@@ -16,18 +16,25 @@ import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 import numpy as np
 
 from graphhop.core import Fact, Hit, InputError, Passage
 from graphhop.index.dense import DENSE_KINDS, DenseIndex, DenseOptions
+from graphhop.index.encode import EncodingOptions
 from graphhop.index.manifest import check_index_fields, read_manifest, verify_checksums, write_manifest
 from graphhop.io import atomic_dir
 from graphhop.index.sparse import SparseIndex, SparseOptions
 from graphhop.kb.verbalize import Verbalizer
 
-__all__ = ["Document", "DocStore", "KnowledgeIndex", "build_index", "documents_from_facts", "documents_from_passages"]
+if TYPE_CHECKING:  # pragma: no cover
+    from graphhop.index.milvus import MilvusTarget
+
+__all__ = [
+    "Document", "DocStore", "KnowledgeIndex", "EncodingOptions", "build_index", "dense_text", "documents_from_facts",
+    "documents_from_passages",
+]
 
 INDEX_KIND = "graphhop-knowledge-index"
 
@@ -139,16 +146,25 @@ def build_index(
     overwrite: bool = False,
     progress: bool = True,
     sources: list[str] | None = None,
+    encoding: EncodingOptions = EncodingOptions(),
+    milvus: "MilvusTarget | None" = None,
 ) -> "KnowledgeIndex":
-    """Build an index directory from documents (streamed to disk first, then indexed in chunks)."""
-    from tqdm.auto import tqdm
+    """Build an index directory from documents (streamed to disk first, then indexed in chunks).
 
-    from graphhop.models.encoder import canonical_model_name, load_encoder
+    Only the parts asked for are built (``dense=None``: BM25 only, no encoder is loaded). Encoded
+    vectors are checkpointed per chunk (see :mod:`graphhop.index.encode`); ``encoding.resume``
+    continues an interrupted build of the same documents with the same encoder. ``milvus`` also
+    writes every vector (and text, for Milvus BM25) to that Milvus collection.
+    """
+    from tqdm.auto import tqdm
 
     if sparse is None and dense is None:
         raise InputError("nothing to build: enable the sparse and/or the dense index")
+    if milvus is not None and dense is None:
+        raise InputError("a Milvus collection holds the dense vectors: build a dense index (--dense flat|hnsw-sq)")
     if dense is not None and dense.kind not in DENSE_KINDS:
         raise InputError(f"unknown dense index kind {dense.kind!r}; choose one of {', '.join(DENSE_KINDS)}")
+    encoding.check()
     timings: dict[str, float] = {}
     with atomic_dir(out, overwrite=overwrite) as tmp:
         t0 = time.perf_counter()
@@ -171,34 +187,68 @@ def build_index(
             SparseIndex.build(tmp / "sparse", docs_iter, sparse)
             timings["sparse_s"] = time.perf_counter() - t0
             info["sparse"] = {"options": sparse.to_dict()}
+        checkpoint = None
         if dense is not None:
             t0 = time.perf_counter()
-            encoder = load_encoder(model)
-            dim = encoder.get_embedding_dimension() if hasattr(encoder, "get_embedding_dimension") else encoder.get_sentence_embedding_dimension()
-            index = DenseIndex.create(int(dim), dense)
-            bar = tqdm(total=n, desc=f"encode+index ({dense.kind})", unit="doc", disable=not progress)
-            buf: list[str] = []
-            for d in _iter_docs(tmp / "docs.jsonl"):
-                buf.append(_dense_text(d))
-                if len(buf) >= chunk:
-                    index.add(encoder.encode(buf, batch_size=batch_size, convert_to_numpy=True))
-                    bar.update(len(buf))
-                    buf = []
-            if buf:
-                index.add(encoder.encode(buf, batch_size=batch_size, convert_to_numpy=True))
-                bar.update(len(buf))
-            bar.close()
-            index.save(tmp / "dense.faiss")
+            info["dense"], checkpoint = _build_dense(tmp, out, n, dense, model, batch_size, chunk, progress, encoding,
+                                                      milvus)
             timings["dense_s"] = time.perf_counter() - t0
-            info["dense"] = {"options": dense.to_dict(), "model": canonical_model_name(model), "dim": int(dim)}
         info["build_timings"] = timings
         write_manifest(tmp, info)
+    if checkpoint is not None:
+        checkpoint.remove()
     return KnowledgeIndex.open(out, verify=False)
 
 
-def _dense_text(doc: Document) -> str:
+def _build_dense(tmp: Path, out: str | Path, n: int, dense: DenseOptions, model: str | None, batch_size: int,
+                 chunk: int, progress: bool, encoding: EncodingOptions, milvus: "MilvusTarget | None" = None):
+    """Encode ``tmp/docs.jsonl`` chunk by chunk (checkpointed) into ``tmp/dense.faiss``; manifest part."""
+    from tqdm.auto import tqdm
+
+    from graphhop.index.encode import Checkpoint, chunked, encode_chunks, file_digest
+    from graphhop.models.encoder import canonical_model_name
+
+    texts = (dense_text(d) for d in _iter_docs(tmp / "docs.jsonl"))
+    fingerprint = {"docs_sha256": file_digest(tmp / "docs.jsonl"), "count": n, "chunk": chunk,
+                   "model": canonical_model_name(model), "backend": encoding.backend, "max_length": encoding.max_length}
+    checkpoint = Checkpoint.open(out, fingerprint, encoding.resume)
+    encode, dim = encoding.encoder(model, batch_size)
+    index = DenseIndex.create(dim, dense)
+    reused = min(checkpoint.done() * chunk, n)
+    bar = tqdm(total=n, desc=f"encode+index ({encoding.backend}, {dense.kind})", unit="doc", disable=not progress,
+               initial=0)
+    if reused and progress:
+        bar.write(f"resuming: {reused} of {n} documents already encoded in {checkpoint.root}")
+    sink = None
+    if milvus is not None:
+        from graphhop.index.milvus import MilvusIndex
+
+        sink = MilvusIndex.create(milvus, dim, keep=encoding.resume)
+    sparse_texts = chunked((d.sparse_text for d in _iter_docs(tmp / "docs.jsonl")), chunk)
+    start = 0
+    for vecs in encode_chunks(texts, encode, checkpoint, chunk, on_chunk=lambda rows, _: bar.update(rows)):
+        index.add(vecs)
+        if sink is not None:
+            sink.add(start, vecs, next(sparse_texts))
+        start += len(vecs)
+    bar.close()
+    index.save(tmp / "dense.faiss")
+    meta = {"options": dense.to_dict(), "model": canonical_model_name(model), "dim": int(dim),
+            "backend": encoding.backend, "engine": encoding.engine}
+    if sink is not None:
+        sink.flush()
+        meta["milvus"] = milvus.to_dict()
+    if encoding.max_length:
+        meta["max_length"] = encoding.max_length
+    return meta, checkpoint
+
+
+def dense_text(doc: Document) -> str:
     """What the bi-encoder sees: ``title: text`` for titled passages, the text otherwise."""
     return f"{doc.title}: {doc.text}" if doc.title else doc.text
+
+
+_dense_text = dense_text  # former private name, still imported by retrieve/rerank.py
 
 
 class KnowledgeIndex:
@@ -269,5 +319,5 @@ class KnowledgeIndex:
 
     def encode_documents(self, encoder, batch_size: int = 128) -> np.ndarray:
         """Encode every document with ``encoder`` (e.g. to compare models); returns float32 rows."""
-        texts = [_dense_text(d) for d in self.docs.docs]
+        texts = [dense_text(d) for d in self.docs.docs]
         return np.asarray(encoder.encode(texts, batch_size=batch_size, convert_to_numpy=True), dtype=np.float32)

@@ -106,3 +106,6 @@ register("difar2", _difar2, help="DiFaR²: dense top-k reranked by a trained cro
 register("golden", _golden, help="GoldEn: iterative queries (query_generator=DIR, default the question).")
 register("mdr", _mdr, help="MDR: multi-hop dense retrieval (question + previous hit as the next query).")
 register("bgr", _bgr, help="Graph-hop retrieval: a trained BGR model (bgr_model=DIR) over a first stage's top_n.")
+register("milvus-dense", _first_stage("milvus-dense"), help="Dense retrieval served by the Milvus collection of an index built with --milvus-uri.")
+register("milvus-bm25", _first_stage("milvus-bm25"), help="Milvus full-text BM25 over the collection of an index built with --milvus-uri.")
+register("two-tier", _first_stage("two-tier"), help="Static-vector first stage (--backend static index), MiniLM over its top 100.")

@@ -23,4 +23,13 @@ def make_retriever(index: KnowledgeIndex, method: str, model: str | None = None,
         return DenseRetriever(index, model=model, ef_search=ef_search)
     if method == "hybrid":
         return HybridRetriever([BM25Retriever(index), DenseRetriever(index, model=model, ef_search=ef_search)])
-    raise InputError(f"unknown retrieval method {method!r}; choose one of {', '.join(METHODS)}")
+    if method in ("milvus-dense", "milvus-bm25"):  # the collection written by `graphhop index --milvus-uri`
+        from graphhop.retrieve.milvus import MilvusRetriever
+
+        return MilvusRetriever(index, method.split("-", 1)[1])
+    if method == "two-tier":  # an index built with --backend static, re-scored by MiniLM
+        from graphhop.retrieve.two_tier import TwoTierRetriever
+
+        return TwoTierRetriever(index)
+    raise InputError(f"unknown retrieval method {method!r}; choose one of {', '.join(METHODS)}, milvus-dense, milvus-bm25, "
+                     "two-tier")

@@ -40,7 +40,15 @@ class DenseRetriever:
                 "rebuild the index with --model to use another encoder"
             )
         self.index = index
-        self.encoder = load_encoder(None if built_with == canonical_model_name(None) else built_with)
+        meta = index.manifest["dense"]
+        name = None if built_with == canonical_model_name(None) else built_with
+        backend = meta.get("backend", "torch")
+        if backend == "torch":
+            self.encoder = load_encoder(name)
+        else:  # questions are encoded by the backend that encoded the documents (same vector space)
+            from graphhop.models.backends import load_backend
+
+            self.encoder = load_backend(backend, name, meta.get("max_length"))
         dim = index.dense.dim
         enc_dim = self.encoder.get_embedding_dimension() if hasattr(self.encoder, "get_embedding_dimension") else self.encoder.get_sentence_embedding_dimension()
         if enc_dim != dim:

@@ -1,0 +1,1 @@
+"""Speed benchmarks on the library: encoder backends side by side (``graphhop bench encode``)."""

@@ -1,0 +1,57 @@
+"""``graphhop bench``: speed benchmarks (encoder backends side by side)."""
+
+from __future__ import annotations
+
+import json
+from typing import Optional
+
+import typer
+
+from graphhop.core import InputError
+
+__all__ = ["bench_app", "bench_encode", "register"]
+
+bench_app = typer.Typer(help="Speed benchmarks: encoder backends side by side.", no_args_is_help=True)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``bench`` command group to ``app``."""
+    app.add_typer(bench_app, name="bench")
+
+
+@bench_app.command("encode")
+def bench_encode(
+    n: int = typer.Option(2000, "--n", help="Facts timed per backend (an even stride over the KB)."),
+    dataset: str = typer.Option("wc-p1", "--dataset", help="Dev set whose KB is encoded and whose questions give the MRR."),
+    backends: str = typer.Option("torch,onnx,onnx-int8,static", "--backends", help="Comma-separated backends to compare."),
+    threads: Optional[int] = typer.Option(None, "--threads", help="Threads for torch, onnxruntime and FAISS (default: all cores)."),
+    batch_size: int = typer.Option(128, "--batch-size", help="Encoding batch size."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="Evaluate an even stride of N dev questions."),
+    model: Optional[str] = typer.Option(None, "--model", help="Encoder to derive every backend from (default: bundled MiniLM)."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Encode with every backend in one run: facts/s, and fact-level MRR on one dev set."""
+    from graphhop.bench.encode import encode_benchmark
+    from graphhop.models.backends import BACKENDS, set_threads
+
+    names = [b.strip() for b in backends.split(",") if b.strip()]
+    unknown = [b for b in names if b not in BACKENDS]
+    if unknown or not names:
+        raise InputError(f"--backends: unknown backend {', '.join(unknown) or '(none)'}; choose from {', '.join(BACKENDS)}")
+    if n < 1 or batch_size < 1:
+        raise InputError("--n and --batch-size must be at least 1")
+    set_threads(threads)
+    say = None if as_json else (lambda msg: typer.echo(msg, err=True))
+    result = encode_benchmark(dataset, n, names, batch_size=batch_size, limit=limit, progress=say, model=model)
+    if as_json:
+        print(json.dumps(result))
+        return
+    from graphhop.cli.common import print_table
+
+    rows = [{"method": name, **row} for name, row in result["backends"].items()]
+    if "two_tier" in result:
+        t = result["two_tier"]
+        rows.append({"method": f"two-tier (static@{t['depth']} -> torch)", "facts_per_s": t["build_facts_per_s"],
+                     "mrr": t["mrr"], "hits@1": t["hits@1"], "hits@10": t["hits@10"]})
+    print_table(f"encode {result['sample']} facts of {dataset}'s KB; MRR on {result['questions']} dev questions "
+                f"({result['threads']} threads, load {result['load_avg'][0]:.1f})", rows)

@@ -1,0 +1,251 @@
+"""Encoder backends for fast CPU encoding: ``torch``, ``onnx``, ``onnx-int8`` and ``static``.
+
+Every backend returns L2-normalized float32 sentence vectors through the same call shape as
+sentence-transformers (``encode(texts, batch_size=...)``, ``get_embedding_dimension()``), so an index
+and its retriever can use any of them.
+
+* ``torch``: sentence-transformers as is (it already sorts a batch by length).
+* ``onnx``: the same transformer, mean pooling and normalization exported once with
+  ``torch.onnx.export`` and run with onnxruntime; texts are length-bucketed (sorted by token count,
+  each batch padded only to its longest text).
+* ``onnx-int8``: the ONNX model with onnxruntime's dynamic int8 quantization of its weights.
+* ``static``: a model2vec static-embedding model distilled offline from the same encoder (one
+  vector per token, averaged): no transformer at encoding time, so tens of times faster and less
+  accurate — a first stage for huge KBs.
+
+Derived models are cached under ``$GRAPHHOP_CACHE`` (default ``~/.cache/graphhop``) ``/encoders``,
+keyed by the source model; nothing is downloaded. One thread setting (:func:`set_threads`) governs
+torch, onnxruntime and FAISS.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from graphhop.core import InputError
+from graphhop.models.encoder import canonical_model_name, load_encoder, resolve_model
+
+__all__ = ["BACKENDS", "load_backend", "set_threads", "get_threads", "fit_max_length", "OnnxEncoder", "StaticEncoder"]
+
+BACKENDS = ("torch", "onnx", "onnx-int8", "static")
+_THREADS: list[int] = []
+
+
+def set_threads(n: int | None = None) -> int:
+    """One thread setting for torch, onnxruntime sessions created afterwards, and FAISS searches.
+
+    ``n`` defaults to ``GRAPHHOP_THREADS`` or all cores. Returns the value set.
+    """
+    import faiss
+    import torch
+
+    n = n or int(os.environ.get("GRAPHHOP_THREADS", "0") or 0) or os.cpu_count() or 1
+    torch.set_num_threads(n)
+    faiss.omp_set_num_threads(n)
+    _THREADS[:] = [n]
+    return n
+
+
+def get_threads() -> int:
+    """The thread count set by :func:`set_threads` (all cores when never set)."""
+    return _THREADS[0] if _THREADS else (int(os.environ.get("GRAPHHOP_THREADS", "0") or 0) or os.cpu_count() or 1)
+
+
+def cache_root() -> Path:
+    """Where derived encoders are kept."""
+    return Path(os.environ.get("GRAPHHOP_CACHE") or Path.home() / ".cache" / "graphhop") / "encoders"
+
+
+def _cache_dir(model: str | None, kind: str) -> Path:
+    name = canonical_model_name(model)
+    digest = hashlib.sha256(name.encode()).hexdigest()[:10]
+    return cache_root() / f"{Path(name).name}-{digest}" / kind
+
+
+def _publish(build, target: Path) -> Path:
+    """Run ``build(tmp_dir)`` and move the result to ``target`` in one rename (concurrent-safe)."""
+    if target.exists():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    try:
+        build(tmp)
+        try:
+            os.rename(tmp, target)
+        except OSError:  # another process published it first
+            shutil.rmtree(tmp, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return target
+
+
+def fit_max_length(tokenizer: Any, texts: Sequence[str], quantile: float = 0.999, cap: int = 256) -> int:
+    """A max token length that covers ``quantile`` of ``texts`` (a stride sample), at most ``cap``."""
+    if not texts:
+        return cap
+    step = max(1, len(texts) // 2000)
+    lengths = [len(ids) for ids in tokenizer(list(texts[::step]), add_special_tokens=True)["input_ids"]]
+    return int(min(cap, max(8, np.quantile(lengths, quantile))))
+
+
+def _export_onnx(model: str | None, out: Path) -> None:
+    """Transformer + mean pooling + normalization as one ONNX graph (dynamic batch and length)."""
+    import torch
+    from transformers import AutoModel, AutoTokenizer
+
+    source = resolve_model(model)
+    tokenizer = AutoTokenizer.from_pretrained(source)
+    net = AutoModel.from_pretrained(source).eval()
+
+    class Pooled(torch.nn.Module):
+        def __init__(self, inner: torch.nn.Module) -> None:
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, input_ids, attention_mask, token_type_ids):  # noqa: D401 - torch signature
+            h = self.inner(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids).last_hidden_state
+            mask = attention_mask.unsqueeze(-1).to(h.dtype)
+            v = (h * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            return torch.nn.functional.normalize(v, dim=-1)
+
+    sample = tokenizer(["a sample fact", "another one"], return_tensors="pt", padding=True)
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+    axes = {n: {0: "batch", 1: "length"} for n in names} | {"embedding": {0: "batch"}}
+    import warnings
+
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(Pooled(net), tuple(sample[n] for n in names), str(out / "model.onnx"), input_names=names,
+                          output_names=["embedding"], dynamic_axes=axes, opset_version=17, dynamo=False)
+    tokenizer.save_pretrained(str(out))
+
+
+def _quantize_int8(src: Path, out: Path) -> None:
+    import logging
+
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    logging.getLogger().setLevel(max(logging.getLogger().level, logging.ERROR))  # a pre-processing hint per call
+    quantize_dynamic(str(src / "model.onnx"), str(out / "model.onnx"), weight_type=QuantType.QInt8, per_channel=True)
+    for f in src.iterdir():
+        if f.name != "model.onnx":
+            shutil.copy(f, out / f.name)
+
+
+class OnnxEncoder:
+    """An exported encoder run by onnxruntime with length-bucketed batches."""
+
+    def __init__(self, path: Path, name: str, max_length: int = 256, threads: int | None = None) -> None:
+        import onnxruntime as ort
+        from transformers import AutoTokenizer
+
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads or get_threads()
+        opts.inter_op_num_threads = 1
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self.session = ort.InferenceSession(str(path / "model.onnx"), opts, providers=["CPUExecutionProvider"])
+        self.tokenizer = AutoTokenizer.from_pretrained(str(path))
+        self.name = name
+        self.max_length = max_length
+        self._dim = int(self.session.run(None, dict(self._tokens(["x"])))[0].shape[1])
+
+    def _tokens(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        enc = self.tokenizer(list(texts), padding=True, truncation=True, max_length=self.max_length, return_tensors="np")
+        return {k: enc[k].astype(np.int64) for k in ("input_ids", "attention_mask", "token_type_ids")}
+
+    def get_embedding_dimension(self) -> int:
+        return self._dim
+
+    get_sentence_embedding_dimension = get_embedding_dimension
+
+    def encode(self, texts: Sequence[str] | str, batch_size: int = 128, **_: Any) -> np.ndarray:
+        """Normalized float32 vectors, in input order (batches formed by sorted token length)."""
+        single = isinstance(texts, str)
+        texts = [texts] if single else list(texts)
+        out = np.zeros((len(texts), self._dim), dtype=np.float32)
+        if texts:
+            lengths = [len(ids) for ids in self.tokenizer(texts, add_special_tokens=True, truncation=True,
+                                                           max_length=self.max_length)["input_ids"]]
+            order = np.argsort(lengths, kind="stable")
+            for i in range(0, len(order), batch_size):
+                idx = order[i : i + batch_size]
+                out[idx] = self.session.run(None, self._tokens([texts[j] for j in idx]))[0]
+        return out[0] if single else out
+
+
+class StaticEncoder:
+    """A model2vec static-embedding model (vectors normalized here)."""
+
+    def __init__(self, path: Path, name: str) -> None:
+        from model2vec import StaticModel
+
+        self.model = StaticModel.from_pretrained(str(path))
+        self.name = name
+        self._dim = int(self.model.dim)
+
+    def get_embedding_dimension(self) -> int:
+        return self._dim
+
+    get_sentence_embedding_dimension = get_embedding_dimension
+
+    def encode(self, texts: Sequence[str] | str, batch_size: int = 1024, **_: Any) -> np.ndarray:
+        """Normalized float32 vectors (mean of token vectors)."""
+        single = isinstance(texts, str)
+        texts = [texts] if single else list(texts)
+        if not texts:
+            return np.zeros((0, self._dim), dtype=np.float32)
+        v = np.asarray(self.model.encode(texts, batch_size=max(batch_size, 1024), show_progress_bar=False), dtype=np.float32)
+        norms = np.linalg.norm(v, axis=1, keepdims=True)
+        v /= np.where(norms == 0, 1.0, norms)
+        return v[0] if single else v
+
+
+def _distill_static(model: str | None, out: Path, pca_dims: int) -> None:
+    import json
+
+    from model2vec.distill import distill
+
+    source = resolve_model(model)
+    hidden = json.loads((Path(source) / "config.json").read_text()).get("hidden_size", pca_dims) if Path(source, "config.json").exists() else pca_dims
+    distill(source, pca_dims=min(pca_dims, int(hidden)), device="cpu").save_pretrained(str(out))
+
+
+def backend_path(backend: str, model: str | None = None, pca_dims: int = 256) -> Path:
+    """The cached artefact directory of a derived backend, built on first use."""
+    if backend == "onnx":
+        return _publish(lambda tmp: _export_onnx(model, tmp), _cache_dir(model, "onnx"))
+    if backend == "onnx-int8":
+        src = backend_path("onnx", model)
+        return _publish(lambda tmp: _quantize_int8(src, tmp), _cache_dir(model, "onnx-int8"))
+    if backend == "static":
+        return _publish(lambda tmp: _distill_static(model, tmp, pca_dims), _cache_dir(model, f"static-pca{pca_dims}"))
+    raise InputError(f"unknown encoder backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+
+
+@lru_cache(maxsize=8)
+def load_backend(backend: str = "torch", model: str | None = None, max_length: int | None = None) -> Any:
+    """Load (once per process) ``model`` with ``backend``; the bundled MiniLM when ``model`` is None.
+
+    ``max_length`` truncates longer texts (default: the model's own limit, 256 for MiniLM).
+    """
+    if backend not in BACKENDS:
+        raise InputError(f"unknown encoder backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    if backend == "torch":
+        encoder = load_encoder(model)
+        if max_length:
+            encoder.max_seq_length = max_length
+        return encoder
+    path = backend_path(backend, model)
+    name = canonical_model_name(model)
+    if backend == "static":
+        return StaticEncoder(path, name)
+    return OnnxEncoder(path, name, max_length or 256)
