@@ -21,6 +21,7 @@ FACTS = [
 ]
 
 
+@pytest.mark.slow
 def test_milvus_matches_faiss_and_serves_bm25(tmp_path, encoder):
     from graphhop.retrieve import make_retriever
 

