@@ -192,3 +192,40 @@ def test_limits_reject_nonsense() -> None:
         Limits(max_concurrency=0)
     with pytest.raises(ValueError, match="timeout_s"):
         Limits(timeout_s=0)
+
+
+# ---------------------------------------------------------------- two indexes of different kinds
+@pytest.fixture(scope="module")
+def two_index_client(demo_service, tmp_path_factory):
+    """The demo KB (facts) and the demo passages served side by side (`--index demo --index docs=DIR`)."""
+    from graphhop.demo import DEMO_DATA
+    from graphhop.index.dense import DenseOptions
+    from graphhop.index.directory import build_index, documents_from_passages
+    from graphhop.kb.loaders import iter_passages
+    from graphhop.serve import ServeService
+
+    docs = build_index(documents_from_passages(iter_passages(DEMO_DATA / "passages.jsonl")),
+                       tmp_path_factory.mktemp("serve") / "docs", dense=DenseOptions("flat"), progress=False)
+    service = ServeService({"demo": demo_service.indexes["demo"], "docs": docs})
+    with TestClient(create_app(service)) as c:
+        yield c
+
+
+def test_each_index_offers_the_pipelines_of_its_kind(two_index_client) -> None:
+    from graphhop.pipeline.registry import pipeline_names
+
+    body = two_index_client.get("/api/health").json()
+    assert body["indexes"] == ["demo", "docs"] and body["documents"] == {"demo": 344, "docs": 17}
+    assert body["pipelines"]["demo"] == pipeline_names("facts") and body["pipelines"]["docs"] == pipeline_names("passages")
+
+
+def test_search_over_passages_gives_title_and_text(two_index_client) -> None:
+    hits = two_index_client.post("/api/search", json={"query": "Who painted the Mona Lisa?", "index": "docs", "k": 3}).json()["hits"]
+    assert len(hits) == 3 and hits[0]["title"] == "Mona Lisa" and "Leonardo da Vinci" in hits[0]["text"]
+    assert all("head" not in h for h in hits)
+
+
+def test_ask_over_passages_has_the_ask_shape(two_index_client) -> None:
+    body = two_index_client.post("/api/ask", json={"question": "Where was Leonardo da Vinci born?", "index": "docs",
+                                                   "method": "bm25"}).json()
+    assert set(body) == ASK_KEYS and body["method"] == "bm25" and body["graph"]["root"] == "Q"
