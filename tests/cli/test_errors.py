@@ -163,3 +163,14 @@ def test_unexpected_errors_are_one_line(capsys):
     assert run_app(boom, []) == 1
     err = capsys.readouterr().err
     assert "internal error: RuntimeError: something broke" in err and "Traceback" not in err
+
+
+def test_offline_by_default_online_on_request(monkeypatch, capsys):
+    from graphhop.cli import app
+    from graphhop.cli import run as run_app
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    assert run_app(app, ["--online", "pipelines", "--json"]) == 0
+    assert "HF_HUB_OFFLINE" not in os.environ and "TRANSFORMERS_OFFLINE" not in os.environ
+    assert run_app(app, ["pipelines", "--json"]) == 0
+    assert os.environ["HF_HUB_OFFLINE"] == "1" and os.environ["TRANSFORMERS_OFFLINE"] == "1"
