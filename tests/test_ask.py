@@ -42,12 +42,19 @@ def test_ask_answers_every_demo_question(demo_run) -> None:
     assert "Vinci [SEP] located in [SEP] Italy" in text
 
 
+def _call(command, *args, **given):
+    """Call a typer command function directly, every option not given at its declared default."""
+    import inspect
+
+    params = list(inspect.signature(command).parameters.values())[len(args):]
+    defaults = {p.name: getattr(p.default, "default", p.default) for p in params}
+    return command(*args, **{**defaults, **given})
+
+
 def test_ask_command_json(capsys) -> None:
     from graphhop.cli.ask import ask
 
-    ask("How many countries border Switzerland?", index=None, method="dense", k=20, hops=3, qtype=None,
-        reader_model=None, reranker=None, rerank_k=50, query_generator=None, bgr_model=None, span_model=None,
-        full_graph=False, max_chars=None, as_json=True)
+    _call(ask, "How many countries border Switzerland?", method="dense", as_json=True)
     out = json.loads(capsys.readouterr().out)
     assert out["answer"] == "5" and out["qtype"] == "count"
     assert sorted(out["trace"]["counted"]) == ["Austria", "France", "Germany", "Italy", "Liechtenstein"]
@@ -60,8 +67,6 @@ def test_ask_rejects_bad_options() -> None:
     from graphhop.core import InputError
 
     with pytest.raises(InputError, match="--method"):
-        ask("q", index=None, method="nope", k=20, hops=3, qtype=None, reader_model=None, reranker=None, rerank_k=50,
-            query_generator=None, bgr_model=None, span_model=None, full_graph=False, max_chars=None, as_json=True)
+        _call(ask, "q", method="nope", as_json=True)
     with pytest.raises(InputError, match="difar2 needs --reranker"):
-        ask("q", index=None, method="difar2", k=20, hops=3, qtype=None, reader_model=None, reranker=None, rerank_k=50,
-            query_generator=None, bgr_model=None, span_model=None, full_graph=False, max_chars=None, as_json=True)
+        _call(ask, "q", method="difar2", as_json=True)
