@@ -36,31 +36,20 @@ def _one_line_error(exc: InputError, path: Path) -> None:
 
 
 @_SETTINGS
-@given(content=_CONTENT, suffix=_SUFFIX, skip=st.booleans())
-def test_triple_loader_never_tracebacks(tmp_path, content, suffix, skip):
+@given(content=_CONTENT, suffix=_SUFFIX, skip=st.booleans(), passages=st.booleans())
+def test_triple_and_passage_loaders_never_traceback(tmp_path, content, suffix, skip, passages):
     path = tmp_path / f"kb{suffix}"
     path.write_bytes(content)
+    loader = iter_passages if passages else iter_triples
     try:
-        facts = list(itertools.islice(iter_triples(path, skip_bad_lines=skip), 1000))
+        items = list(itertools.islice(loader(path, skip_bad_lines=skip), 1000))
     except InputError as exc:
         _one_line_error(exc, path)
-    else:
-        assert all(f.head.strip() and f.relation.strip() and f.tail.strip() for f in facts)
-        assert all(isinstance(f.head, str) and f.head.encode("utf-8") for f in facts)
-
-
-@_SETTINGS
-@given(content=_CONTENT, suffix=st.sampled_from([".jsonl", ".json"]), skip=st.booleans())
-def test_passage_loader_never_tracebacks(tmp_path, content, suffix, skip):
-    path = tmp_path / f"corpus{suffix}"
-    path.write_bytes(content)
-    try:
-        passages = list(itertools.islice(iter_passages(path, skip_bad_lines=skip), 1000))
-    except InputError as exc:
-        _one_line_error(exc, path)
-    else:
-        for p in passages:
-            (p.id + p.text + (p.title or "")).encode("utf-8")  # everything stored is encodable
+        return
+    for item in items:  # everything kept is non-empty and encodable (it will be written as UTF-8)
+        fields = (item.id, item.text, item.title or "") if passages else (item.head, item.relation, item.tail)
+        "".join(fields).encode("utf-8")
+        assert passages or all(f.strip() for f in fields)
 
 
 @_SETTINGS
