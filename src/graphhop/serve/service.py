@@ -209,14 +209,15 @@ class ServeService:
                 "timings": {"total_s": time.perf_counter() - t0}}
 
     def warm(self) -> float:
-        """Build every pipeline each index offers (recording those that cannot be built, and why),
-        then answer one question with each index's default pipeline. Returns the seconds taken."""
+        """Build every pipeline each index offers, recording those whose factory raises a
+        :class:`~graphhop.core.GraphhopError` as unavailable (with the message), then answer one
+        question with each index's default pipeline. Returns the seconds taken."""
         t0 = time.perf_counter()
         for name in self.indexes:
             for method in list(self.methods[name]):
                 try:
                     self.pipeline(name, method)
-                except InputError as exc:
+                except GraphhopError as exc:  # a model dir not given, an index not built for it, ...
                     self.unavailable[name][method] = str(exc)
             self.ask(self.examples[0] if self.examples else WARM_QUESTION, name)
         return time.perf_counter() - t0
