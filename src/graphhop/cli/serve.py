@@ -49,8 +49,8 @@ def serve(
         seconds = service.warm()
         typer.echo(f"graphhop serve: pipelines loaded and warm in {seconds:.1f}s", err=True)
         for name, missing in service.unavailable.items():
-            for pipeline, reason in missing.items():
-                typer.echo(f"graphhop serve: {name}: {pipeline} unavailable ({reason})", err=True)
+            if missing:  # the reasons are in /api/health; --option PIPELINE.KEY=VALUE supplies a model dir
+                typer.echo(f"graphhop serve: {name}: not offered (see /api/health for why): {', '.join(missing)}", err=True)
     bounds = {"max_question_chars": max_question_chars} if max_question_chars is not None else {}
     app = create_app(service, Limits(timeout_s=timeout, max_concurrency=max_concurrency, **bounds))
     typer.echo(f"graphhop serve: http://{host}:{port}/ (indexes: {', '.join(service.indexes)})", err=True)
