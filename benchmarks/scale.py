@@ -38,6 +38,24 @@ def encode(facts, backend: str, chunk: int = 65536) -> tuple[np.ndarray, float]:
     return out, len(facts) / (time.perf_counter() - start)
 
 
+def ef_sweep(index, queries, examples, facts, exact, efs: list[int]) -> list[dict]:
+    """hnsw-sq re-timed at each ef_search: q/s, recall vs flat and answer MRR, top-10 and top-1000."""
+    from dataclasses import replace
+
+    rows = []
+    base = index.options
+    for ef in efs:
+        index.options = replace(base, ef_search=ef)
+        qps10, _, pos10 = time_search(index, queries, 10)
+        qps1000, _, pos1000 = time_search(index, queries, 1000)
+        rows.append({"ef_search": ef, "qps_top10": round(qps10, 1), "recall@10": round(recall(pos10, exact[1]), 4),
+                     "qps_top1000": round(qps1000, 1), "recall@1000": round(recall(pos1000, exact[0]), 4),
+                     "answer_mrr@1000": round(answer_mrr(examples, facts, pos1000), 4)})
+        print(f"  ef_search {ef}: {rows[-1]}", flush=True)
+    index.options = base
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--size", type=int, required=True)
@@ -47,6 +65,7 @@ def main() -> None:
     parser.add_argument("--ef-construction", type=int, default=80)
     parser.add_argument("--ef-search", type=int, default=128)
     parser.add_argument("--build-threads", type=int, default=2)
+    parser.add_argument("--ef-sweep", default="", help="Comma-separated ef_search values to re-time hnsw-sq with.")
     args = parser.parse_args()
     set_threads(args.build_threads)
     facts, synthetic = fact_pool(data_root(), args.size)
@@ -65,6 +84,9 @@ def main() -> None:
         qps1000, _, pos1000 = time_search(index, queries, 1000)
         qps10, _, pos10 = time_search(index, queries, 10)
         results[kind] = (pos1000, pos10)
+        if kind == "hnsw-sq" and args.ef_sweep:
+            row["ef_sweep"] = ef_sweep(index, queries, examples, facts, results["flat"],
+                                       [int(x) for x in args.ef_sweep.split(",")])
         row[kind] = {"build_s": round(build_s, 1), "bytes_per_fact": round(nbytes / len(facts), 1),
                      "qps_top1000": round(qps1000, 1), "qps_top10": round(qps10, 1),
                      "answer_mrr@1000": round(answer_mrr(examples, facts, pos1000), 4)}
