@@ -37,7 +37,7 @@ def pipelines(as_json: bool = typer.Option(False, "--json", help="Machine-readab
 def ask(
     question: str = typer.Argument(..., help="The question."),
     index: Optional[Path] = typer.Option(None, "--index", "-i", help="Index directory (`graphhop index`); default: the bundled demo KB."),
-    method: str = typer.Option("auto", "--method", "-m", help="Pipeline: dense, bm25, hybrid, difar2, golden, mdr, bgr, ... (`graphhop pipelines` lists them; auto: dense, or bm25 on a BM25-only index)."),
+    method: str = typer.Option("auto", "--method", "-m", help="Pipeline: dense, bm25, hybrid, difar2, golden, mdr, bgr, ... (`graphhop pipelines` lists them; auto: text on a passages index, else dense, or bm25 on a BM25-only index)."),
     k: int = typer.Option(20, "-k", help="Facts retrieved for the question (hop 1); later hops add 10 per frontier entity."),
     hops: int = typer.Option(3, "--hops", help="Longest reasoning chain (facts)."),
     qtype: Optional[str] = typer.Option(None, "--qtype", help="Force the question type: query, count, boolean, comparison, relation."),
@@ -89,7 +89,7 @@ def ask(
     else:
         kindex = KnowledgeIndex.open(index)
     if method == "auto":
-        method = "dense" if kindex.has_dense else "bm25"
+        method = "text" if kindex.manifest.get("doc_type") == "passages" else ("dense" if kindex.has_dense else "bm25")
     options = {"k": k, "hops": hops, "reader_model": reader_model, "span_model": span_model, "reranker": reranker,
                "rerank_k": rerank_k if reranker else None, "query_generator": query_generator, "bgr_model": bgr_model,
                "ssg_model": ssg_model, "llm_url": llm_url, "llm_model": llm_model, "llm_template": llm_template,
@@ -115,7 +115,8 @@ def _print_answer(console: Any, res: AskResult, full_graph: bool = False) -> Non
     score = f"score {res.score:.3f}" if res.score is not None else "no supported answer"
     console.print(f"[bold green]A:[/] {escape(res.answer or '(no answer)')}  [dim]{score}[/]{extra}")
     graph = res.graph if full_graph else res.support_graph
-    title = "evidence graph" if full_graph else f"supporting evidence ({len(res.support)} of {len(res.graph)} facts in the graph)"
+    unit = "passages" if res.graph.text_evidence else "facts"
+    title = "evidence graph" if full_graph else f"supporting evidence ({len(res.support)} of {len(res.graph)} {unit} in the graph)"
     console.print(f"[bold]{title}:[/]")
     console.print(escape(graph.render_tree(width=120)), highlight=False)
     t = res.timings

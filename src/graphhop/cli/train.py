@@ -27,6 +27,9 @@ def register(app: typer.Typer) -> None:
     from graphhop.cli.ssg import train_ssg
 
     train.command("ssg")(train_ssg)
+    from graphhop.cli.text import train_span_head
+
+    train.command("span-head")(train_span_head)
     app.add_typer(train, name="train")
 
 _DATASETS_HELP = (
@@ -260,6 +263,9 @@ def train_bgr(
                                    help="Add the path-text matcher feature (cosine to the re-encoded question + path)."),
     vector_dropout: float = typer.Option(0.0, min=0.0, max=0.9,
                                          help="Training: drop a row's whole vector block with this probability."),
+    scalar_after_first: bool = typer.Option(False, "--scalar-after-first/--no-scalar-after-first",
+                                            help="Match steps >= 2 from the pair features alone (no vectors)."),
+    other_positives: int = typer.Option(0, min=0, help="Training: add N gold sentences of other questions to each pool."),
 ) -> None:
     """Train the Graph-hop retriever (forward + backward) on a builder dataset; print a JSON summary."""
     from graphhop.models.locate import check_model
@@ -267,21 +273,23 @@ def train_bgr(
     check_model(None if encoder == "default" else encoder, "--encoder")
     from graphhop.models.encoder import set_threads
     from graphhop.retrieve.graphhop import BGRConfig
-    from graphhop.train.bgr import EmbeddingCache, TrainConfig, load_examples
+    from graphhop.train.bgr import EmbeddingCache, TrainConfig, add_other_positives, load_examples
     from graphhop.train.bgr import train_bgr as run
 
     set_threads(threads)
     name = None if encoder == "default" else encoder
     emb = EmbeddingCache(cache, name)
-    train = load_examples(builder_records(data, "train"), emb, train_limit, progress=True)
+    train = add_other_positives(load_examples(builder_records(data, "train"), emb, train_limit, progress=True),
+                                other_positives)
     dev = load_examples(builder_records(data, "dev"), emb, dev_limit, progress=True)
     dim = int(train[0].question_vec.shape[0]) if train else 384
     cfg = BGRConfig(encoder=emb.model_name, input_dim=dim)
     cfg.path_text_feature = path_text
     cfg.vector_dropout = vector_dropout
+    cfg.scalar_after_first = scalar_after_first
     _, card = run(train, dev, out, cfg, TrainConfig(epochs=epochs, max_minutes=max_minutes, dev_limit=dev_limit,
                                                     threads=threads, seed=seed, patience=patience),
-                  progress=True, log=lambda m: typer.echo(m, err=True), card_extra={"data": str(data)},
+                  progress=True, log=lambda m: typer.echo(m, err=True), card_extra={"data": str(data), "other_positives": other_positives},
                   encode=lambda t: emb.encode(t))
     emb.save()
     typer.echo(json.dumps({"out": str(out), "train_seconds": card["train_seconds"], "best_epoch": card["best_epoch"],

@@ -11,7 +11,7 @@ import string
 from collections import Counter
 from typing import Iterable, Sequence
 
-__all__ = ["normalize_answer", "exact_match", "token_f1", "qa_scores"]
+__all__ = ["normalize_answer", "exact_match", "token_f1", "qa_scores", "right_for_right_reason"]
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCT = set(string.punctuation)
@@ -65,3 +65,24 @@ def qa_scores(predictions: Iterable[str], golds: Iterable[str | Sequence[str]]) 
         f1 += token_f1(pred, gold)
         n += 1
     return {"em": em / n if n else 0.0, "f1": f1 / n if n else 0.0, "n": n}
+
+
+def _plain(text: str) -> str:
+    return " ".join(str(text).lower().split())
+
+
+def right_for_right_reason(answer: str, answers: Sequence[str], support: Iterable[str], supported: bool,
+                           qtype: str, gold_answers: Sequence[str], gold_support: Iterable[str]) -> bool:
+    """The regression suite's measure (``tests/regression/README.md``): the answer is right (lower-cased,
+    whitespace collapsed; ``list``: the set of ``answers`` equals the gold set; otherwise ``answer``
+    equals a gold entry) **and** every gold evidence id is in ``support``. A question without gold
+    answers is right when no supported answer is given."""
+    if not gold_answers:
+        return not supported
+    if not supported:
+        return False
+    if qtype == "list":
+        ok = {_plain(a) for a in answers} == {_plain(a) for a in gold_answers}
+    else:
+        ok = _plain(answer) in {_plain(a) for a in gold_answers}
+    return ok and set(gold_support) <= set(support)

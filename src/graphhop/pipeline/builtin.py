@@ -93,6 +93,10 @@ def _bgr(index: Any, **options: Any) -> AskPipeline:
     opts = _options("bgr", options, {"bgr_model": None, "first_stage": "dense", "top_n": 25, "mode": "bidirectional"})
     if opts["bgr_model"] is None:
         raise InputError("bgr needs --bgr-model DIR (option bgr_model=DIR: a model from `graphhop train bgr`)")
+    if index.manifest.get("doc_type") == "passages":  # hop by hop over the whole text index (issue 13)
+        from graphhop.pipeline.text import TextPipeline
+
+        return TextPipeline(index, hops=min(opts["hops"], 3), bgr_model=opts["bgr_model"])
     stage = BGRGraphs(opts["bgr_model"], make_retriever(index, opts["first_stage"], opts["model"]), index.docs,
                       opts["top_n"], opts["mode"])
     return AskPipeline("bgr", stage.retrieve_graph, stage, hops=opts["hops"], reader_model=opts["reader_model"],

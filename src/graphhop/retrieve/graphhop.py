@@ -98,6 +98,7 @@ class BGRConfig:
     wide_pair: bool = False
     interactions_only: bool = False
     vector_dropout: float = 0.0
+    scalar_after_first: bool = False
 
     def check(self) -> None:
         """Raise :class:`InputError` on impossible values."""
@@ -163,12 +164,16 @@ class Matcher(nn.Module):
         )
 
     def forward(self, code: torch.Tensor, question: torch.Tensor, cands: torch.Tensor,
-                pair: torch.Tensor | None = None) -> torch.Tensor:
+                pair: torch.Tensor | None = None, scalar_only: torch.Tensor | None = None) -> torch.Tensor:
         h = code.unsqueeze(1).expand_as(cands)
         q = question.unsqueeze(1).expand_as(cands)
         parts = [h * cands, (h - cands).abs(), q * cands]
         if not self.interactions_only:
             parts = [h, cands] + parts
+        if scalar_only is not None:  # [N] rows or [N, P] cells scored from the pair features alone
+            so = scalar_only if scalar_only.dim() == 2 else scalar_only.view(-1, 1).expand(cands.shape[:2])
+            keep = (~so).to(cands.dtype).unsqueeze(-1)
+            parts = [x * keep for x in parts]
         if self.training and self.vector_dropout > 0:  # drop a row's whole vector block: lean on the pair features
             keep = (torch.rand(cands.shape[0], 1, 1, device=cands.device) >= self.vector_dropout).to(cands.dtype)
             parts = [x * keep / (1 - self.vector_dropout) for x in parts]
@@ -234,6 +239,7 @@ class DirectionModel(nn.Module):
         self.matcher = Matcher(cfg.dim, cfg.hidden, cfg.dropout, n_pair, cfg.wide_pair, cfg.interactions_only,
                                cfg.vector_dropout)
         self.question_token = nn.Parameter(torch.randn(cfg.dim) * 0.02)
+        self.scalar_after_first = cfg.scalar_after_first
 
     def path_codes(self, question: torch.Tensor, prefix: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
         """Path codes after a batch of prefixes.
@@ -250,15 +256,19 @@ class DirectionModel(nn.Module):
         return code
 
     def logits(self, code: torch.Tensor, question: torch.Tensor, cands: torch.Tensor, with_question_token: bool,
-               pair: torch.Tensor | None = None) -> torch.Tensor:
+               pair: torch.Tensor | None = None, scalar_only: torch.Tensor | None = None) -> torch.Tensor:
         """Matcher logits over ``cands`` ``[B, P, dim]``; the question token is appended last when asked
-        (its pair features are 0). ``pair`` ``[B, P, n_pair]`` when the model uses pair features."""
+        (its pair features are 0). ``pair`` ``[B, P, n_pair]`` when the model uses pair features;
+        ``scalar_only`` ``[B]`` marks rows scored from the pair features alone (``scalar_after_first``)."""
         if with_question_token:
             tok = self.question_token.view(1, 1, -1).expand(cands.shape[0], 1, -1)
             cands = torch.cat([cands, tok], dim=1)
             if pair is not None:
                 pair = torch.cat([pair, pair.new_zeros(pair.shape[0], 1, pair.shape[2])], dim=1)
-        return self.matcher(code, question, cands, pair)
+        if scalar_only is not None and with_question_token:  # the question token keeps its vector
+            so = scalar_only.view(-1, 1).expand(cands.shape[0], cands.shape[1] - 1)
+            scalar_only = torch.cat([so, so.new_zeros(cands.shape[0], 1)], dim=1)
+        return self.matcher(code, question, cands, pair, scalar_only)
 
 
 class BGRModel(nn.Module):
@@ -364,6 +374,7 @@ def retrieve_direction(
         g.add_edge(u, v)
         return True
 
+    model_cfg_scalar = bool(getattr(model, "scalar_after_first", False))
     use_pair = getattr(getattr(model, "matcher", None), "n_pair", 0) > 0
     use_path_text = getattr(getattr(model, "matcher", None), "n_pair", 0) > N_PAIR
     if use_path_text and encode is None:
@@ -392,7 +403,8 @@ def retrieve_direction(
                 add(ROOT, pool.ids[node])
             continue
         with_tok = backward and node >= 0
-        logits = model.logits(code, q, cands, with_tok, pair_for(path))[0]
+        scalar = [torch.tensor([bool(path)])] if model_cfg_scalar else []  # steps >= 2: pair features alone
+        logits = model.logits(code, q, cands, with_tok, pair_for(path), *scalar)[0]
         probs = torch.sigmoid(logits).numpy()
         cand_probs = probs[:n].copy()
         if path:

@@ -49,6 +49,7 @@ from graphhop.retrieve.graphhop import (
 )
 
 __all__ = [
+    "add_other_positives",
     "QUESTION_TOKEN",
     "BGRExample",
     "EmbeddingCache",
@@ -201,6 +202,32 @@ def load_examples(records: Iterable[dict[str, Any]], cache: EmbeddingCache, limi
     return out
 
 
+def add_other_positives(examples: Sequence[BGRExample], n: int, seed: int = 13) -> list[BGRExample]:
+    """Training pools with ``n`` more distractors each: gold evidence of *other* questions (seeded),
+    so a sentence that is a positive somewhere is also a negative elsewhere and the matcher cannot
+    learn which sentences tend to be positives. Texts already in the pool are not added twice."""
+    golds = [(i, e) for i, ex in enumerate(examples) for e in ex.gold.evidence_ids if e in ex.pool.ids]
+    out = []
+    for i, ex in enumerate(examples):
+        if n <= 0 or len(golds) < 2:
+            out.append(ex)
+            continue
+        rng = random.Random(f"{seed}|{ex.id}")
+        have = set(ex.pool.texts)
+        ids, texts, vecs, facts = list(ex.pool.ids), list(ex.pool.texts), [ex.pool.vectors], list(ex.pool.facts)
+        for j, e in rng.sample(golds, min(len(golds), 4 * n)):
+            other = examples[j].pool
+            k = other.ids.index(e)
+            if j == i or other.texts[k] in have or len(ids) - len(ex.pool.ids) >= n:
+                continue
+            have.add(other.texts[k])
+            ids.append(f"other:{examples[j].id}:{e}"), texts.append(other.texts[k]), facts.append(other.facts[k])
+            vecs.append(other.vectors[k : k + 1])
+        pool = CandidatePool(ids, texts, np.concatenate(vecs), facts)
+        out.append(BGRExample(ex.id, ex.question, ex.query, pool, ex.question_vec, ex.gold, ex.depth, ex.graph_type, ex.source))
+    return out
+
+
 # ---------------------------------------------------------------------- teacher-forcing targets
 def _simple_paths(succ: Callable[[str], list[str]], start: str, limit: int) -> list[tuple[str, ...]]:
     """Every simple path from ``start`` (excluded) as a tuple, the empty path first; at most ``limit``."""
@@ -340,7 +367,8 @@ def bgr_loss_batch(model: BGRModel, examples: Sequence[BGRExample], items: Seque
     pidx = torch.from_numpy(prefix)
     pref = torch.gather(c, 1, pidx.unsqueeze(-1).expand(-1, -1, c.shape[-1]))
     code = dm.path_codes(q, pref, torch.from_numpy(valid))
-    logits = dm.logits(code, q, c, True, torch.from_numpy(pair) if use_pair else None)  # [B, P+1]
+    scalar = torch.from_numpy(valid.any(axis=1)) if dm.scalar_after_first else None  # steps >= 2
+    logits = dm.logits(code, q, c, True, torch.from_numpy(pair) if use_pair else None, scalar)  # [B, P+1]
     mask = torch.from_numpy(cmask)
     loss = nn.functional.binary_cross_entropy_with_logits(
         logits, torch.from_numpy(target), pos_weight=torch.tensor(pos_weight), reduction="none")

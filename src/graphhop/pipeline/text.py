@@ -1,0 +1,173 @@
+"""The default ``ask`` pipeline for passage indexes: hop-by-hop retrieval over the whole index ->
+evidence graph -> the shipped span reader -> question-type operation -> answer + support.
+
+Nothing to train: the reader is the span head shipped in ``graphhop/weights/span-head`` over the
+bundled MiniLM (:mod:`graphhop.models.span_head`); retrieval is :mod:`graphhop.retrieve.texthop`
+(dense + BM25 with the path as the query, plus entity links); question types are
+:mod:`graphhop.read.text_qa`.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+from graphhop.core import InputError, Stage
+from graphhop.pipeline.registry import register
+
+__all__ = ["TextPipeline", "GraphPaths"]
+
+
+class GraphPaths:
+    """Any graph retriever (``retrieve_graph``) seen as paths for the reader: every root-to-sink
+    chain of its graph, scored by the mean node score (BGR's match probabilities)."""
+
+    def __init__(self, graph_retriever: Any, search: Any) -> None:
+        self.graph_retriever = graph_retriever
+        self.search = search
+        self._graph: Any = None
+
+    def text(self, doc_id: str) -> str:
+        return self.search.text(doc_id)
+
+    def title(self, doc_id: str) -> str:
+        return self.search.index.docs[doc_id].title
+
+    def retrieve_paths(self, question: str) -> list[list[Any]]:
+        from graphhop.retrieve.texthop import TextPath
+
+        graph = self.graph_retriever.retrieve_graph(question)
+        self._graph = graph
+        paths = []
+        for chain in graph.chains(limit=200):
+            scores = [float(graph.g.nodes[n].get("score", 0.0)) for n in chain]
+            paths.append(TextPath(tuple(chain), sum(scores) / max(1, len(scores))))
+        return [paths]
+
+    def graph_from_paths(self, question: str, paths: Any) -> Any:
+        """The retriever's own graph (the paths are its chains)."""
+        if self._graph is None or self._graph.question != question:
+            return self.graph_retriever.retrieve_graph(question)
+        return self._graph
+
+
+class TextPipeline(Stage):
+    """Loads the retriever and reader once; :meth:`ask` answers one question (an
+    :class:`~graphhop.pipeline.ask.AskResult`). Registered as ``text`` (the default for passage indexes)."""
+
+    name = "text"
+
+    def __init__(self, index: Any, hops: int = 3, beam: int = 5, branch: int = 4, depth: int = 10,
+                 head: str | Path | None = None, min_margin: float = 0.0, bgr_model: str | Path | None = None,
+                 reader: str = "candidates") -> None:
+        from graphhop.models.span_head import FrozenSpanReaderModel
+        from graphhop.read.candidates import CandidateReader
+        from graphhop.read.text_qa import PathReader, TextQA
+        from graphhop.retrieve.texthop import HopSearch, TextHopRetriever
+
+        if index.manifest.get("doc_type") != "passages":
+            raise InputError(f"{index.path}: the text pipeline needs a passages index (this one holds "
+                             f"{index.manifest.get('doc_type')})")
+        if reader not in ("candidates", "span"):
+            raise InputError(f"reader must be candidates or span, not {reader!r}")
+        if not 1 <= hops <= 5:
+            raise InputError(f"hops must be in 1..5 (got {hops})")
+        t0 = time.perf_counter()
+        self.index = index
+        search = HopSearch(index, depth=depth)
+        self.retriever: Any = TextHopRetriever(search, hops=hops, beam=beam, branch=branch)
+        if bgr_model is not None:
+            from graphhop.retrieve.bgr_open import OpenBGR
+            from graphhop.retrieve.graphhop import load_model
+
+            self.retriever = GraphPaths(OpenBGR(load_model(bgr_model)[0], search), search)
+            self.name = "bgr"
+        model = FrozenSpanReaderModel.load(head)
+        path_reader: Any = PathReader(model) if reader == "span" else CandidateReader(model, encoder=search.encoder)
+        self.qa = TextQA(self.retriever, path_reader, min_margin=min_margin)
+        self.load_s = time.perf_counter() - t0
+
+    @property
+    def reader(self) -> Any:
+        """The passage reader (loaded with the pipeline)."""
+        return self.qa.reader
+
+    def retrieve_graph(self, questions: Sequence[str]) -> list[Any]:
+        """One evidence graph per question (the retriever's, before reading)."""
+        return [self.retriever.graph_from_paths(q, [p for beam in self.retriever.retrieve_paths(q) for p in beam])
+                for q in questions]
+
+    def ask(self, question: str, qtype: str | None = None) -> Any:
+        """Answer one question: an :class:`~graphhop.pipeline.ask.AskResult`."""
+        from graphhop.pipeline.ask import AskResult
+        from graphhop.read.facts import support_graph
+
+        if not question.strip():
+            raise InputError("the question is empty")
+        t0 = time.perf_counter()
+        res = self.qa.answer(question, qtype)
+        total = time.perf_counter() - t0
+        score = res.score if res.supported and math.isfinite(res.score) else None
+        return AskResult(question, self.name, res.qtype, res.answer, res.answers, score, list(res.support), res.graph,
+                         support_graph(res.graph, res.support), res.trace, {"total_s": total})
+
+
+def _factory(index: Any, **options: Any) -> TextPipeline:
+    """``build_pipeline("text", index, hops=3, bgr_model=None, reader="candidates", ...)``; the options the
+    fact pipelines take (``k``, ``reader_model``, ...) are ignored."""
+    keep = {k: v for k, v in options.items() if k in ("hops", "beam", "branch", "depth", "head", "min_margin",
+                                                       "bgr_model", "reader") and v is not None}
+    keep["hops"] = min(int(keep.get("hops", 3)), 3)
+    return TextPipeline(index, **keep)
+
+
+register("text", _factory, kinds=("passages",),
+         help="Passages: hop-by-hop retrieval over the whole index (dense + BM25 + entity links), shipped span reader.")
+
+
+_TYPE_MAP = {"plain": "query", "list": "query", "yes/no": "boolean", "boolean": "boolean", "count": "count",
+             "comparison": "comparison", "query": "query"}
+
+
+def load_suite(folder_or_file: str | Path) -> list[dict[str, Any]]:
+    """Questions of a hand-written suite (``questions.jsonl``: id, question, answers, type, hops, gold_passages)."""
+    import json
+
+    path = Path(folder_or_file)
+    path = path / "questions.jsonl" if path.is_dir() else path
+    if not path.exists():
+        raise InputError(f"{path}: no such file")
+    out = []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if line.strip():
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise InputError(f"{path}:{lineno}: invalid JSON ({exc.msg})") from None
+    return out
+
+
+def run_suite(pipe: TextPipeline, questions: list[dict[str, Any]], given_type: bool = False) -> dict[str, Any]:
+    """Ask every question; right = right answer with every gold passage in the support
+    (:func:`graphhop.metrics.qa.right_for_right_reason`). Rates overall, per type and per hops.
+    ``given_type`` passes the suite's type to the pipeline instead of detecting it."""
+    from collections import defaultdict
+
+    from graphhop.metrics.qa import right_for_right_reason
+
+    rows = []
+    for q in questions:
+        res = pipe.ask(q["question"], _TYPE_MAP.get(q.get("type", ""), None) if given_type else None)
+        ok = right_for_right_reason(res.answer, res.answers, res.support, res.supported, q.get("type", ""),
+                                    q.get("answers", []), q.get("gold_passages", []))
+        rows.append({"id": q["id"], "type": q.get("type", ""), "hops": q.get("hops", 0), "right": ok,
+                     "answer": res.answer, "answers": res.answers, "gold": q.get("answers", []),
+                     "support": res.support, "gold_passages": q.get("gold_passages", []),
+                     "seconds": res.timings["total_s"]})
+    groups: dict[str, list[bool]] = defaultdict(list)
+    for r in rows:
+        for key in ("all", f"type={r['type']}", f"hops={r['hops']}"):
+            groups[key].append(r["right"])
+    return {"rows": rows, "rates": {k: {"n": len(v), "right": sum(v) / len(v)} for k, v in sorted(groups.items())}}

@@ -1,0 +1,182 @@
+"""Graph-hop (BGR) over a whole text index, hop by hop: no fixed candidate pool.
+
+The closed setting (:func:`graphhop.retrieve.graphhop.retrieve_direction`) scores one pool per
+question at every step. Here every step asks the index for its own candidates —
+:meth:`graphhop.retrieve.texthop.HopSearch.candidates`: dense + BM25 with ``question [SEP] path`` as the
+query, plus the entity links of the path's last passage — and BGR's matcher and path-code update
+choose among them, exactly as over a pool (same pair features, thresholds, caps, question token).
+Forward and backward run this way and are merged by :func:`~graphhop.retrieve.graphhop.merge_graphs`.
+
+Backward's first step matches the answer-bearing passages among the question's candidates; each
+later step asks the index for the passages that lead to the path's last one (same query form).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import networkx as nx
+import numpy as np
+import torch
+
+from graphhop.graph import ROOT, EvidenceGraph
+from graphhop.retrieve.graphhop import (
+    BGRModel,
+    CandidatePool,
+    DirectionModel,
+    N_PAIR,
+    DirectionResult,
+    _graph_from_edges,
+    _would_cycle,
+    merge_graphs,
+    pair_features,
+    token_set,
+)
+from graphhop.retrieve.texthop import HopSearch
+
+__all__ = ["OpenBGR", "retrieve_direction_open"]
+
+
+class _Seen:
+    """Every passage met while retrieving one question (ids, texts, vectors, word sets)."""
+
+    def __init__(self, search: HopSearch) -> None:
+        self.search = search
+        self.texts: dict[str, str] = {}
+        self.tokens: dict[str, frozenset[str]] = {}
+
+    def add(self, ids: list[str]) -> np.ndarray:
+        for d in ids:
+            if d not in self.texts:
+                self.texts[d] = self.search.text(d)
+                self.tokens[d] = token_set(self.texts[d])
+        return self.search.vectors(ids)
+
+    def pool(self) -> CandidatePool:
+        ids = list(self.texts)
+        return CandidatePool(ids, [self.texts[d] for d in ids], self.search.vectors(ids) if ids else np.zeros((0, 384)))
+
+
+@torch.no_grad()
+def retrieve_direction_open(model: DirectionModel, question: str, question_vec: np.ndarray, search: HopSearch,
+                            seen: _Seen, direction: str, threshold: float = 0.5, max_depth: int = 4,
+                            max_edges: int = 16, max_branch: int = 3, k: int = 10) -> DirectionResult:
+    """Depth-first BGR in one direction with per-step candidates from the whole index."""
+    model.eval()
+    backward = direction == "backward"
+    qv = np.asarray(question_vec, dtype=np.float32).reshape(-1)
+    q = model.proj(torch.as_tensor(qv).view(1, -1))
+    q_tokens = token_set(question)
+    g = nx.DiGraph()
+    g.add_node(ROOT)
+    scores: dict[str, float] = {}
+    stack: list[tuple[tuple[str, ...], torch.Tensor]] = [((), q)]
+    steps = 0
+
+    def add(u: str, v: str) -> bool:
+        if g.number_of_edges() >= max_edges or g.has_edge(u, v) or _would_cycle(g, u, v):
+            return False
+        g.add_edge(u, v)
+        return True
+
+    while stack:
+        path, code = stack.pop()
+        steps += 1
+        if len(path) >= max_depth or g.number_of_edges() >= max_edges:
+            if backward and path and not g.in_degree(path[-1]):
+                add(ROOT, path[-1])
+            continue
+        ids = [h.id for h in search.candidates(question, [path], k)[0]]
+        if not ids:
+            if backward and path and not g.in_degree(path[-1]):
+                add(ROOT, path[-1])
+            continue
+        vecs = seen.add(ids)
+        last = path[-1] if path else None
+        pair = pair_features(qv, q_tokens, vecs, [seen.tokens[d] for d in ids],
+                             search.vectors([last])[0] if last else None, seen.tokens[last] if last else frozenset(),
+                             frozenset().union(*(seen.tokens[d] for d in path)) if path else frozenset(),
+                             _path_vec(search, question, path, qv) if getattr(model.matcher, "n_pair", 0) > N_PAIR else None)
+        with_tok = backward and bool(path)
+        cands = model.proj(torch.as_tensor(vecs, dtype=torch.float32)).unsqueeze(0)
+        use_pair = getattr(model.matcher, "n_pair", 0) > 0
+        scalar = torch.tensor([bool(path)]) if getattr(model, "scalar_after_first", False) else None
+        logits = model.logits(code, q, cands, with_tok, torch.from_numpy(pair).unsqueeze(0) if use_pair else None, scalar)[0]
+        probs = torch.sigmoid(logits).numpy()
+        n = len(ids)
+        order = np.argsort(-probs[:n], kind="stable")
+        chosen = [int(i) for i in order[:max_branch] if probs[i] >= threshold]
+        if not path and not chosen:
+            chosen = [int(order[0])]
+        if with_tok and (probs[n] >= threshold or not chosen):
+            add(ROOT, path[-1])
+        for i in reversed(chosen):
+            v = ids[i]
+            scores[v] = max(scores.get(v, 0.0), float(probs[i]))
+            edge = None if (backward and not path) else ((ROOT, v) if not path else ((path[-1], v) if not backward else (v, path[-1])))
+            if edge is not None and not add(*edge):
+                continue
+            if edge is None:
+                g.add_node(v)
+            stack.append((path + (v,), model.update(code, cands[:, i])))
+    if backward:
+        for v in list(g.nodes):
+            if v != ROOT and g.in_degree(v) == 0:
+                add(ROOT, v)
+    return DirectionResult(list(g.edges), scores, steps)
+
+
+def _path_vec(search: HopSearch, question: str, path: tuple[str, ...], qv: np.ndarray) -> np.ndarray:
+    """The path-text feature's query vector (``question [SEP] path``; the question alone at step 1)."""
+    if not path:
+        return qv
+    vec = search.encoder.encode([search.query(question, path)], convert_to_numpy=True, normalize_embeddings=True)[0]
+    return np.asarray(vec, dtype=np.float32)
+
+
+class OpenBGR:
+    """A trained BGR model run hop by hop over a text index; implements ``retrieve_graph``."""
+
+    name = "bgr-open"
+
+    def __init__(self, model: BGRModel, search: HopSearch, k: int = 10, mode: str = "bidirectional",
+                 merge: str | None = None) -> None:
+        self.model = model
+        self.cfg = model.cfg
+        self.search = search
+        self.k = k
+        self.mode = mode
+        self.merge = merge or model.cfg.merge
+        self.last_candidates: list[str] = []
+
+    def run(self, question: str, direction: str, seen: _Seen, question_vec: np.ndarray) -> DirectionResult:
+        """One direction with the model card's threshold and caps."""
+        c = self.cfg
+        thr = c.threshold_forward if direction == "forward" else c.threshold_backward
+        return retrieve_direction_open(self.model.direction(direction), question, question_vec, self.search, seen,
+                                       direction, thr, c.max_depth, c.max_edges, c.branch(direction), self.k)
+
+    def retrieve_graph(self, question: str) -> EvidenceGraph:
+        """The evidence graph of ``question`` (forward, backward, or both merged)."""
+        from graphhop.kb.verbalize import normalize_question
+
+        query = normalize_question(question)
+        qv = np.asarray(self.search.encoder.encode([query], convert_to_numpy=True, normalize_embeddings=True)[0],
+                        dtype=np.float32)
+        seen = _Seen(self.search)
+        if self.mode in ("forward", "backward"):
+            res = self.run(query, self.mode, seen, qv)
+            edges, scores = res.edges, res.scores
+        else:
+            f = self.run(query, "forward", seen, qv)
+            b = self.run(query, "backward", seen, qv)
+            edges, scores = merge_graphs(f, b, self.merge, self.cfg.union_threshold)
+        graph = _graph_from_edges(question, edges, seen.pool(), scores)
+        graph.text_evidence = True
+        self.last_candidates = list(seen.texts)
+        return graph
+
+
+def describe_graph(graph: EvidenceGraph) -> dict[str, Any]:
+    """Nodes and edges of a retrieved graph (for traces)."""
+    return {"nodes": graph.evidence_ids, "edges": [list(e) for e in graph.edges]}

@@ -1,0 +1,238 @@
+"""Evidence graphs over a whole text index, hop by hop (the open setting: no candidate pool).
+
+At every hop the candidates for the next evidence node come from the **full index**:
+
+* dense and BM25 search with ``question [SEP] evidence_1 [SEP] ...`` (the path so far) as the query,
+  fused by reciprocal rank (MDR's query, GoldEn's sparse search), and
+* **entity links** (GRR's edges): the passages whose *title* the path's last passage mentions; in an
+  index without titles, the sentences that share a proper-name mention with it (names held by more
+  than ``max_df`` sentences are not links).
+
+Candidates are scored by the cosine between the path query and the candidate (``title: text``, the
+bundled encoder; vectors cached per passage), plus ``link_bonus`` for a linked one. A beam of
+``beam`` paths per depth is kept (score = the sum of its hops' scores, as MDR); the evidence graph is
+the union of every depth's beam (paths sharing a prefix share its nodes), so a reader can read a path
+of any length. :class:`HopSearch` (candidates) and :class:`EntityLinks` are reused by the graph
+retrievers (BGR, GoldEn, MDR, GRR) in the open setting.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from graphhop.core import Hit, Ranking
+from graphhop.graph import EvidenceGraph
+from graphhop.index.directory import KnowledgeIndex
+from graphhop.kb.names import fold_name, name_mentions
+
+__all__ = ["EntityLinks", "HopSearch", "TextPath", "TextHopRetriever"]
+
+class EntityLinks:
+    """Entity-link edges between passages of an index (see the module docstring)."""
+
+    def __init__(self, index: KnowledgeIndex, max_df: int = 50, max_name_words: int = 8) -> None:
+        self.index = index
+        self.max_df = max_df
+        self.max_name_words = max_name_words
+        docs = index.docs.docs
+        self.titled = any(d.title for d in docs)
+        self._names: dict[str, list[str]] = {}
+        if self.titled:
+            for d in docs:
+                if d.title:
+                    self._names.setdefault(fold_name(d.title), []).append(d.id)
+        else:
+            for d in docs:
+                for name in dict.fromkeys(fold_name(n) for n in name_mentions(d.text)):
+                    self._names.setdefault(name, []).append(d.id)
+            self._names = {k: v for k, v in self._names.items() if len(v) <= max_df}
+
+    def mentioned(self, text: str) -> list[str]:
+        """Names of the index (titles, or shared mentions) found in ``text``, longest first."""
+        words = fold_name(text).split()
+        found: dict[str, None] = {}
+        for n in range(min(self.max_name_words, len(words)), 0, -1):
+            for i in range(len(words) - n + 1):
+                key = " ".join(words[i : i + n])
+                if key in self._names and len(key) > 2:
+                    found[key] = None
+        return list(found)
+
+    def links(self, doc_id: str) -> list[str]:
+        """Passages an entity link leads to from ``doc_id`` (never itself)."""
+        doc = self.index.docs[doc_id]
+        own = fold_name(doc.title) if doc.title else None
+        out: dict[str, None] = {}
+        for name in self.mentioned(doc.text):
+            if name == own:
+                continue
+            for target in self._names[name]:
+                if target != doc_id:
+                    out[target] = None
+        return list(out)
+
+
+@dataclass(frozen=True)
+class TextPath:
+    """A path of evidence ids from the question, with its summed hop score."""
+
+    ids: tuple[str, ...]
+    score: float
+
+
+class HopSearch:
+    """Next-hop candidates from the whole index: dense + BM25 (RRF) with the path as the query, plus
+    entity links; scored by the encoder cosine to the path query (+ ``link_bonus``)."""
+
+    def __init__(self, index: KnowledgeIndex, depth: int = 10, link_bonus: float = 0.1, links: bool = True,
+                 max_words: int = 100) -> None:
+        from graphhop.core import InputError
+        from graphhop.models.encoder import canonical_model_name, load_encoder
+        from graphhop.retrieve.bm25 import BM25Retriever
+        from graphhop.retrieve.dense import DenseRetriever
+
+        if not index.has_sparse and not index.has_dense:
+            raise InputError(f"{index.path}: has neither a BM25 nor a dense index")
+        self.index = index
+        self.depth = depth
+        self.link_bonus = link_bonus
+        self.max_words = max_words
+        self.bm25 = BM25Retriever(index) if index.has_sparse else None
+        self.dense = DenseRetriever(index) if index.has_dense else None
+        model = index.model if index.has_dense else None
+        self.encoder = self.dense.encoder if self.dense else load_encoder(
+            None if model in (None, canonical_model_name(None)) else model)
+        self.entity_links = EntityLinks(index) if links else None
+        self._vecs: dict[str, np.ndarray] = {}
+
+    def text(self, doc_id: str) -> str:
+        """``title: text`` (first ``max_words`` words): what a path adds to the next query."""
+        doc = self.index.docs[doc_id]
+        body = " ".join(doc.text.replace("[SEP]", " ").split()[: self.max_words])
+        return f"{doc.title}: {body}" if doc.title else body
+
+    def query(self, question: str, path: Sequence[str]) -> str:
+        """``question [SEP] evidence_1 [SEP] ...``."""
+        return " [SEP] ".join([question, *(self.text(d) for d in path)])
+
+    def vectors(self, doc_ids: Sequence[str]) -> np.ndarray:
+        """Normalized vectors of passages: the dense index's own (FAISS ``reconstruct``), else encoded; cached."""
+        missing = [d for d in dict.fromkeys(doc_ids) if d not in self._vecs]
+        if missing and self.dense is not None:
+            faiss_index = self.index.dense.index
+            for d in missing:
+                v = np.asarray(faiss_index.reconstruct(self.index.docs.position(d)), dtype=np.float32)
+                self._vecs[d] = v / max(float(np.linalg.norm(v)), 1e-12)
+        elif missing:
+            vecs = self.encoder.encode([self.text(d) for d in missing], convert_to_numpy=True, normalize_embeddings=True)
+            self._vecs.update(zip(missing, np.asarray(vecs, dtype=np.float32)))
+        return np.stack([self._vecs[d] for d in doc_ids]) if doc_ids else np.zeros((0, 1), dtype=np.float32)
+
+    def encode_queries(self, queries: Sequence[str]) -> np.ndarray:
+        """Normalized query vectors (the question normalized as the dense retriever does)."""
+        from graphhop.kb.verbalize import normalize_question
+
+        vecs = np.asarray(self.encoder.encode([normalize_question(q) for q in queries], convert_to_numpy=True),
+                          dtype=np.float32)
+        return vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
+
+    def first_stage(self, queries: Sequence[str], qvecs: np.ndarray) -> list[Ranking]:
+        """Dense and BM25 top ``depth`` of each query, fused by reciprocal rank."""
+        from graphhop.retrieve.hybrid import rrf
+
+        sources = []
+        if self.bm25 is not None:
+            sources.append(self.bm25.search(list(queries), self.depth))
+        if self.dense is not None:
+            sources.append(self.dense.search_vectors(qvecs, self.depth))
+        return [rrf([src[i] for src in sources], self.depth) for i in range(len(queries))]
+
+    def candidates(self, question: str, paths: Sequence[Sequence[str]], k: int) -> list[Ranking]:
+        """The top ``k`` next nodes of each path (never a node already on it), best first."""
+        queries = [self.query(question, p) for p in paths]
+        qvecs = self.encode_queries(queries)
+        out: list[Ranking] = []
+        for path, ranking, qv in zip(paths, self.first_stage(queries, qvecs), qvecs):
+            linked = set(self.entity_links.links(path[-1])) if path and self.entity_links is not None else set()
+            ids = [d for d in dict.fromkeys([h.id for h in ranking] + sorted(linked)) if d not in path]
+            if not ids:
+                out.append([])
+                continue
+            scores = self.vectors(ids) @ qv + np.array([self.link_bonus * (d in linked) for d in ids])
+            order = np.argsort(-scores, kind="stable")[:k]
+            out.append([Hit(ids[i], float(scores[i])) for i in order])
+        return out
+
+
+class TextHopRetriever:
+    """Beam search over paths, hop by hop over the whole index; implements ``retrieve_graph``."""
+
+    name = "texthop"
+
+    def __init__(self, search: HopSearch, hops: int = 3, beam: int = 5, branch: int = 4) -> None:
+        self.search = search
+        self.hops = hops
+        self.beam = beam
+        self.branch = branch
+
+    def text(self, doc_id: str) -> str:
+        """What a reader reads of a passage (``title: text``)."""
+        return self.search.text(doc_id)
+
+    def title(self, doc_id: str) -> str:
+        """A passage's title ("" when it has none)."""
+        return self.search.index.docs[doc_id].title
+
+    def retrieve_paths(self, question: str) -> list[list[TextPath]]:
+        """The beam at every depth (``[depth 1 paths, depth 2 paths, ...]``), best first."""
+        first = self.search.candidates(question, [()], self.beam)[0]
+        beams = [[TextPath((h.id,), h.score) for h in first]]
+        for _ in range(1, self.hops):
+            prev = beams[-1]
+            if not prev:
+                break
+            grown: dict[tuple[str, ...], TextPath] = {}
+            for path, ranking in zip(prev, self.search.candidates(question, [p.ids for p in prev], self.branch)):
+                for h in ranking:
+                    ids = path.ids + (h.id,)
+                    grown[ids] = TextPath(ids, path.score + h.score)
+            beams.append(sorted(grown.values(), key=lambda p: -p.score)[: self.beam])
+        return beams
+
+    def graph_from_paths(self, question: str, paths: Sequence[TextPath]) -> EvidenceGraph:
+        """The union of ``paths`` as an evidence graph (node score = best hop score seen)."""
+        graph = EvidenceGraph(question, text_evidence=True)
+        for path in paths:
+            prev = graph.root
+            for doc_id in path.ids:
+                if doc_id not in graph.g:
+                    doc = self.search.index.docs[doc_id]
+                    graph.add_evidence(doc_id, self.search.text(doc_id))
+                    graph.g.nodes[doc_id]["title"] = doc.title
+                if prev != doc_id and not _reaches(graph, doc_id, prev):
+                    graph.add_edge(prev, doc_id)
+                prev = doc_id
+        return graph
+
+    def retrieve_graph(self, question: str) -> EvidenceGraph:
+        """The evidence graph of ``question`` (every depth's beam)."""
+        return self.graph_from_paths(question, [p for beam in self.retrieve_paths(question) for p in beam])
+
+
+def _reaches(graph: EvidenceGraph, source: str, target: str) -> bool:
+    import networkx as nx
+
+    return source in graph.g and target in graph.g and nx.has_path(graph.g, source, target)
+
+
+def path_text(search: HopSearch, path: Sequence[str]) -> str:
+    """A path's passages joined (what the reader reads)."""
+    return " ".join(search.text(d) if search.text(d).endswith((".", "!", "?")) else search.text(d) + "." for d in path)
+
+
+def describe(paths: Sequence[TextPath]) -> list[dict[str, Any]]:
+    """Paths as JSON-ready dicts (for traces)."""
+    return [{"ids": list(p.ids), "score": round(p.score, 4)} for p in paths]

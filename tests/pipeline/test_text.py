@@ -1,0 +1,53 @@
+"""The default pipeline over passage indexes (hop-by-hop retrieval + the shipped span reader) on
+hand-written passage sets: right answer with every gold passage in the support.
+
+Sets: ``tests/pipeline/data`` (fictional films/places; the demo's European passages) and, with
+``GRAPHHOP_TEXT_SUITE=1``, every ``tests/regression/text_*/`` folder (target 0.9, not reached: see
+docs/RESULTS.md, issue 13).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+
+HERE = Path(__file__).resolve().parent
+REGRESSION = HERE.parent / "regression"
+DEMO_PASSAGES = HERE.parents[1] / "src" / "graphhop" / "demo" / "data" / "passages.jsonl"
+
+
+#: Right-for-the-right-reason rates measured on the selection sets when this was written (docs/RESULTS.md,
+#: issue 13); the issue's target is 0.9 and is NOT reached: these floors only guard against regressions.
+FLOORS = {"films": 0.36, "europe": 0.33}
+
+
+def _sets() -> list[tuple[str, Path, Path]]:
+    sets = [("films", HERE / "data" / "films" / "passages.jsonl", HERE / "data" / "films" / "questions.jsonl"),
+            ("europe", DEMO_PASSAGES, HERE / "data" / "europe" / "questions.jsonl")]
+    if os.environ.get("GRAPHHOP_TEXT_SUITE"):  # the hand-written suites: ~25 s a question on 2 shared cores
+        for folder in sorted(REGRESSION.glob("text_*")):
+            if (folder / "passages.jsonl").exists() and (folder / "questions.jsonl").exists():
+                sets.append((folder.name, folder / "passages.jsonl", folder / "questions.jsonl"))
+    return sets
+
+
+def _index(passages: Path, out: Path):
+    from graphhop.index.dense import DenseOptions
+    from graphhop.index.directory import build_index, documents_from_passages
+    from graphhop.kb.loaders import iter_passages
+
+    return build_index(documents_from_passages(iter_passages(passages)), out, dense=DenseOptions("flat"), progress=False)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,passages,questions", _sets(), ids=[s[0] for s in _sets()])
+def test_text_ask_regression(name, passages, questions, tmp_path):
+    from graphhop.pipeline.text import TextPipeline, load_suite, run_suite
+
+    result = run_suite(TextPipeline(_index(passages, tmp_path / "idx")), load_suite(questions))
+    wrong = [(r["id"], r["answer"], r["support"], r["gold"], r["gold_passages"]) for r in result["rows"] if not r["right"]]
+    share = result["rates"]["all"]["right"]
+    assert share >= FLOORS.get(name, 0.9), f"{name}: {share:.2f} right; wrong: {wrong}"

@@ -1,0 +1,73 @@
+"""BGR's matcher with scalar features at steps >= 2, pools with other questions' positives, and
+BGR hop by hop over a whole text index."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from graphhop.retrieve.graphhop import BGRConfig, BGRModel, CandidatePool
+
+FILMS = Path(__file__).resolve().parents[1] / "pipeline" / "data" / "films" / "passages.jsonl"
+
+
+def test_scalar_after_first_ignores_candidate_vectors_on_later_steps():
+    torch.manual_seed(0)
+    model = BGRModel(BGRConfig(dim=32, hidden=32, heads=4, scalar_after_first=True)).eval()
+    dm = model.forward_model
+    code, q = torch.randn(2, 32), torch.randn(2, 32)
+    pair = torch.rand(2, 5, dm.matcher.n_pair)
+    a, b = torch.randn(2, 5, 32), torch.randn(2, 5, 32)
+    later = torch.tensor([True, False])  # row 0 is at step >= 2, row 1 at step 1
+    la = dm.logits(code, q, a, False, pair, later)
+    lb = dm.logits(code, q, b, False, pair, later)
+    assert torch.allclose(la[0], lb[0]) and not torch.allclose(la[1], lb[1])
+    # backward: the question token keeps its vector, so its logit still depends on the path code
+    t1 = dm.logits(code, q, a, True, pair, later)[0, -1]
+    t2 = dm.logits(torch.randn(2, 32), q, a, True, pair, later)[0, -1]
+    assert not torch.allclose(t1, t2)
+
+
+def test_other_positives_are_added_as_negatives():
+    from graphhop.graph import EvidenceGraph
+    from graphhop.train.bgr import BGRExample, add_other_positives
+
+    def ex(i: int) -> BGRExample:
+        ids = [f"g{i}", f"d{i}"]
+        pool = CandidatePool(ids, [f"gold {i}", f"distractor {i}"], np.eye(4, dtype=np.float32)[:2] + i)
+        gold = EvidenceGraph(f"q{i}")
+        gold.add_evidence(f"g{i}", f"gold {i}")
+        gold.add_edge(gold.root, f"g{i}")
+        return BGRExample(f"q{i}", f"q{i}", f"q{i}", pool, np.ones(4, dtype=np.float32), gold, 1, "single-hop")
+
+    out = add_other_positives([ex(0), ex(1), ex(2)], n=2)
+    for i, e in enumerate(out):
+        assert len(e.pool.ids) == 4 and e.pool.vectors.shape == (4, 4)
+        added = e.pool.texts[2:]
+        assert all(t.startswith("gold ") and t != f"gold {i}" for t in added)
+        assert set(e.gold.evidence_ids) == {f"g{i}"}      # the added sentences are negatives here
+
+
+@pytest.mark.slow
+def test_open_bgr_retrieves_a_rooted_graph_from_the_whole_index(tmp_path):
+    from graphhop.core import Passage
+    from graphhop.index.dense import DenseOptions
+    from graphhop.index.directory import build_index, documents_from_passages
+    from graphhop.retrieve.bgr_open import OpenBGR
+    from graphhop.retrieve.texthop import HopSearch
+
+    rows = [json.loads(line) for line in FILMS.read_text(encoding="utf-8").splitlines()]
+    index = build_index(documents_from_passages(Passage(r["id"], r["text"], r["title"]) for r in rows), tmp_path / "i",
+                        dense=DenseOptions("flat"), progress=False)
+    torch.manual_seed(0)
+    model = BGRModel(BGRConfig(max_depth=2, max_edges=6, threshold_forward=0.0, threshold_backward=0.0))
+    for mode in ("forward", "backward", "bidirectional"):
+        bgr = OpenBGR(model, HopSearch(index), k=4, mode=mode, merge="union")
+        graph = bgr.retrieve_graph("Where was the director of Night Ferry to Kestrin born?")
+        assert graph.is_valid() and 1 <= len(graph) <= 7
+        assert set(graph.evidence_ids) <= {r["id"] for r in rows}
+        assert set(graph.evidence_ids) <= set(bgr.last_candidates)
