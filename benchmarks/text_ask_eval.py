@@ -1,7 +1,7 @@
 """`ask` over hand-written passage sets: right answer with every gold passage in the support.
 
     python benchmarks/text_ask_eval.py tests/regression/text_music tests/regression/text_elements \
-        --out runs/text-ask [--method bgr --bgr-model DIR] [--given-type]
+        --out runs/text-ask [--bgr-model DIR | --grr] [--given-type]
 
 A folder without passages.jsonl uses the bundled demo passages. Builds each folder's passages index once (BM25 + flat dense, cached under --out), runs the default
 text pipeline (`graphhop.pipeline.text.TextPipeline`) on every question and prints the rate overall,
@@ -26,6 +26,7 @@ def main() -> None:
     ap.add_argument("--bgr-model", type=Path, default=None, help="run BGR hop by hop instead of the beam retriever")
     ap.add_argument("--given-type", action="store_true", help="pass the suite's question type (default: detect)")
     ap.add_argument("--hops", type=int, default=3)
+    ap.add_argument("--grr", action="store_true", help="the GRR-style baseline (entity links only after hop 1)")
     args = ap.parse_args()
 
     from graphhop.index.dense import DenseOptions
@@ -44,11 +45,11 @@ def main() -> None:
         else:
             index = build_index(documents_from_passages(iter_passages(passages)), idx_dir,
                                 dense=DenseOptions("flat"), overwrite=True, progress=False)
-        pipe = TextPipeline(index, hops=args.hops, bgr_model=args.bgr_model)
+        pipe = TextPipeline(index, hops=args.hops, bgr_model=args.bgr_model, links_only=args.grr)
         t0 = time.perf_counter()
         res = run_suite(pipe, load_suite(folder), given_type=args.given_type)
         per_q = (time.perf_counter() - t0) / max(1, len(res["rows"]))
-        (args.out / f"{folder.name}{'-bgr' if args.bgr_model else ''}.json").write_text(json.dumps(res, indent=1))
+        (args.out / f"{folder.name}-{pipe.name}.json").write_text(json.dumps(res, indent=1))
         r = res["rates"]
         by_type = ", ".join(f"{k[5:]} {v['right']:.2f} ({v['n']})" for k, v in r.items() if k.startswith("type="))
         by_hops = ", ".join(f"{k[5:]} {v['right']:.2f} ({v['n']})" for k, v in r.items() if k.startswith("hops="))

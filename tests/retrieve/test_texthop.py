@@ -56,3 +56,13 @@ def test_query_is_question_then_path_and_vectors_come_from_the_index(films_index
     assert search.query("q?", ["f3"]) == "q? [SEP] Castelvane: Castelvane is a port"
     v = search.vectors(["f1", "f2"])
     assert v.shape == (2, 384) and np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-4)
+
+
+@pytest.mark.slow
+def test_links_only_follows_entity_links_after_the_first_hop(films_index):
+    from graphhop.retrieve.texthop import HopSearch
+
+    search = HopSearch(films_index, links_only=True)
+    nxt = search.candidates("Where was the director of Night Ferry to Kestrin born?", [("f1",)], 10)[0]
+    assert {h.id for h in nxt} == {"f2", "f5"}           # f1 names Mara Voss and Tomas Arlen
+    assert search.candidates("q", [()], 3)[0]            # the first hop still searches the index

@@ -61,7 +61,7 @@ class TextPipeline(Stage):
 
     def __init__(self, index: Any, hops: int = 3, beam: int = 5, branch: int = 4, depth: int = 10,
                  head: str | Path | None = None, min_margin: float = 0.0, bgr_model: str | Path | None = None,
-                 reader: str = "candidates") -> None:
+                 reader: str = "candidates", links_only: bool = False) -> None:
         from graphhop.models.span_head import FrozenSpanReaderModel
         from graphhop.read.candidates import CandidateReader
         from graphhop.read.text_qa import PathReader, TextQA
@@ -76,7 +76,7 @@ class TextPipeline(Stage):
             raise InputError(f"hops must be in 1..5 (got {hops})")
         t0 = time.perf_counter()
         self.index = index
-        search = HopSearch(index, depth=depth)
+        search = HopSearch(index, depth=depth, links_only=links_only)
         self.retriever: Any = TextHopRetriever(search, hops=hops, beam=beam, branch=branch)
         if bgr_model is not None:
             from graphhop.retrieve.bgr_open import OpenBGR
@@ -84,6 +84,8 @@ class TextPipeline(Stage):
 
             self.retriever = GraphPaths(OpenBGR(load_model(bgr_model)[0], search), search)
             self.name = "bgr"
+        elif links_only:
+            self.name = "grr"
         model = FrozenSpanReaderModel.load(head)
         path_reader: Any = PathReader(model) if reader == "span" else CandidateReader(model, encoder=search.encoder)
         self.qa = TextQA(self.retriever, path_reader, min_margin=min_margin)
@@ -118,13 +120,20 @@ def _factory(index: Any, **options: Any) -> TextPipeline:
     """``build_pipeline("text", index, hops=3, bgr_model=None, reader="candidates", ...)``; the options the
     fact pipelines take (``k``, ``reader_model``, ...) are ignored."""
     keep = {k: v for k, v in options.items() if k in ("hops", "beam", "branch", "depth", "head", "min_margin",
-                                                       "bgr_model", "reader") and v is not None}
+                                                       "bgr_model", "reader", "links_only") and v is not None}
     keep["hops"] = min(int(keep.get("hops", 3)), 3)
     return TextPipeline(index, **keep)
 
 
+def _grr(index: Any, **options: Any) -> TextPipeline:
+    """The GRR-style baseline: after the first hop, only entity links are followed."""
+    return _factory(index, **options, links_only=True)
+
+
 register("text", _factory, kinds=("passages",),
          help="Passages: hop-by-hop retrieval over the whole index (dense + BM25 + entity links), shipped span reader.")
+register("grr", _grr, kinds=("passages",),
+         help="Passages, GRR-style baseline: BM25 + dense first hop, then entity links only; shipped span reader.")
 
 
 _TYPE_MAP = {"plain": "query", "list": "query", "yes/no": "boolean", "boolean": "boolean", "count": "count",

@@ -85,10 +85,13 @@ class TextPath:
 
 class HopSearch:
     """Next-hop candidates from the whole index: dense + BM25 (RRF) with the path as the query, plus
-    entity links; scored by the encoder cosine to the path query (+ ``link_bonus``)."""
+    entity links; scored by the encoder cosine to the path query (+ ``link_bonus``). With
+    ``links_only`` every hop after the first follows entity links alone: the GRR-style baseline
+    (Asai et al. 2020 walk Wikipedia's hyperlinks from a TF-IDF first hop; here the links are title
+    mentions and the scorer is the untrained cosine, not GRR's trained recurrent retriever)."""
 
     def __init__(self, index: KnowledgeIndex, depth: int = 10, link_bonus: float = 0.1, links: bool = True,
-                 max_words: int = 100) -> None:
+                 max_words: int = 100, links_only: bool = False) -> None:
         from graphhop.core import InputError
         from graphhop.models.encoder import canonical_model_name, load_encoder
         from graphhop.retrieve.bm25 import BM25Retriever
@@ -105,7 +108,8 @@ class HopSearch:
         model = index.model if index.has_dense else None
         self.encoder = self.dense.encoder if self.dense else load_encoder(
             None if model in (None, canonical_model_name(None)) else model)
-        self.entity_links = EntityLinks(index) if links else None
+        self.entity_links = EntityLinks(index) if links or links_only else None
+        self.links_only = links_only
         self._vecs: dict[str, np.ndarray] = {}
 
     def text(self, doc_id: str) -> str:
@@ -157,7 +161,8 @@ class HopSearch:
         out: list[Ranking] = []
         for path, ranking, qv in zip(paths, self.first_stage(queries, qvecs), qvecs):
             linked = set(self.entity_links.links(path[-1])) if path and self.entity_links is not None else set()
-            ids = [d for d in dict.fromkeys([h.id for h in ranking] + sorted(linked)) if d not in path]
+            found = [] if path and self.links_only else [h.id for h in ranking]
+            ids = [d for d in dict.fromkeys(found + sorted(linked)) if d not in path]
             if not ids:
                 out.append([])
                 continue
