@@ -37,7 +37,7 @@ def pipelines(as_json: bool = typer.Option(False, "--json", help="Machine-readab
 def ask(
     question: str = typer.Argument(..., help="The question."),
     index: Optional[Path] = typer.Option(None, "--index", "-i", help="Index directory (`graphhop index`); default: the bundled demo KB."),
-    method: str = typer.Option("auto", "--method", "-m", help="Pipeline: dense, bm25, hybrid, difar2, golden, mdr, bgr, ... (`graphhop pipelines` lists them; auto: text on a passages index, else dense, or bm25 on a BM25-only index)."),
+    method: str = typer.Option("auto", "--method", "-m", help="Pipeline: kgqa, text, dense, bm25, hybrid, difar2, golden, mdr, bgr, ... (`graphhop pipelines` lists them; auto: kgqa on an index of facts, text on a passages index, else dense, or bm25 on a BM25-only index)."),
     k: int = typer.Option(20, "-k", help="Facts retrieved for the question (hop 1); later hops add 10 per frontier entity."),
     hops: int = typer.Option(3, "--hops", help="Longest reasoning chain (facts)."),
     qtype: Optional[str] = typer.Option(None, "--qtype", help="Force the question type: query, count, boolean, comparison, relation."),
@@ -56,7 +56,7 @@ def ask(
     max_chars: Optional[int] = typer.Option(None, "--max-question-chars", help="Longest question accepted (default 2,000 or $GRAPHHOP_MAX_QUESTION_CHARS)."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
-    """Answer a question: retrieval -> evidence graph -> question-type operation -> answer."""
+    """Answer a question: on facts, the trained KGQA over the whole KB (default); else retrieval -> evidence graph -> operation."""
     from graphhop.models.locate import check_model
     from graphhop.questions import check_question
 
@@ -89,7 +89,7 @@ def ask(
     else:
         kindex = KnowledgeIndex.open(index)
     if method == "auto":
-        method = "text" if kindex.manifest.get("doc_type") == "passages" else ("dense" if kindex.has_dense else "bm25")
+        method = {"facts": "kgqa", "passages": "text"}.get(kindex.manifest.get("doc_type"), "dense" if kindex.has_dense else "bm25")
     options = {"k": k, "hops": hops, "reader_model": reader_model, "span_model": span_model, "reranker": reranker,
                "rerank_k": rerank_k if reranker else None, "query_generator": query_generator, "bgr_model": bgr_model,
                "ssg_model": ssg_model, "llm_url": llm_url, "llm_model": llm_model, "llm_template": llm_template,

@@ -17,19 +17,21 @@ __all__ = ["train_retriever", "train_reranker", "train_query_generator", "train_
 
 def register(app: typer.Typer) -> None:
     """Add the ``train`` command group to ``app``."""
-    train = typer.Typer(help="Train models: retriever, reranker (DiFaR²), query generator (GoldEn), bgr, reader, ssg.",
+    train = typer.Typer(help="Train models: retriever, reranker (DiFaR²), query generator (GoldEn), bgr, reader, ssg, kgqa.",
                         no_args_is_help=True)
     train.command("retriever")(train_retriever)
     train.command("reranker")(train_reranker)
     train.command("query-generator")(train_query_generator)
     train.command("bgr")(train_bgr)
     train.command("reader")(train_reader)
+    from graphhop.cli.kgqa import train_kgqa
     from graphhop.cli.ssg import train_ssg
 
     train.command("ssg")(train_ssg)
     from graphhop.cli.text import train_span_head
 
     train.command("span-head")(train_span_head)
+    train.command("kgqa")(train_kgqa)
     app.add_typer(train, name="train")
 
 _DATASETS_HELP = (

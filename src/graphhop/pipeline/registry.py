@@ -24,8 +24,8 @@ __all__ = ["KINDS", "PIPELINE_MODULES", "PipelineSpec", "register", "build_pipel
 KINDS = ("facts", "passages")
 
 #: Modules whose import registers pipelines (the built-in methods first).
-PIPELINE_MODULES: list[str] = ["graphhop.pipeline.builtin", "graphhop.pipeline.llm", "graphhop.pipeline.ssg",
-                               "graphhop.pipeline.text"]
+PIPELINE_MODULES: list[str] = ["graphhop.pipeline.builtin", "graphhop.pipeline.kgqa", "graphhop.pipeline.llm",
+                               "graphhop.pipeline.ssg", "graphhop.pipeline.text"]
 
 
 @dataclass(frozen=True)

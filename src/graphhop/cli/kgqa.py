@@ -1,0 +1,139 @@
+"""``graphhop eval-qa`` and ``graphhop train kgqa`` (``train kgqa`` is added to the ``train`` group by
+:mod:`graphhop.cli.train`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import typer
+
+from graphhop.core import InputError
+
+__all__ = ["register", "eval_qa", "train_kgqa", "support_triples"]
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``eval-qa`` to ``app``."""
+    app.command("eval-qa")(eval_qa)
+
+
+def support_triples(result: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """The triples of a result's support graph."""
+    g = result["support_graph"]
+    return [tuple(f) for n, d in g.g.nodes(data=True) if n != g.root for f in d.get("facts", [])]
+
+
+def _make_ask(method: str, weights: Optional[Path], hops: int) -> Callable[[Path], tuple[Callable, Callable]]:
+    """``make(kb) -> (ask, triples_of)``: the registry pipeline ``method`` over the KB's cached index
+    (BM25 only for kgqa, which reads the KB itself; flat dense for the retrieval pipelines)."""
+    def make(kb: Path) -> tuple[Callable, Callable]:
+        from graphhop.evaluation import dataset_index
+        from graphhop.index.dense import DenseOptions
+        from graphhop.pipeline.registry import build_pipeline
+
+        index = dataset_index(kb, dense=None if method == "kgqa" else DenseOptions("flat"), progress=False)
+        options: dict[str, Any] = {"hops": hops}
+        if method == "kgqa" and weights is not None:
+            options["weights"] = str(weights)
+        pipe = build_pipeline(method, index, **options)
+
+        def ask(question: str) -> dict[str, Any]:
+            res = pipe.ask(question)
+            return {"answer": res.answer, "answers": res.answers, "supported": res.supported,
+                    "support_graph": res.support_graph}
+
+        return ask, support_triples
+    return make
+
+
+def eval_qa(
+    dataset: str = typer.Argument(..., help="A dataset of `graphhop datasets` (pq-3h, metaqa-2h, ...) or a folder with kb.tsv + questions.jsonl."),
+    split: str = typer.Option("dev", "--split", help="dev or test (a test file placed beside the dev file)."),
+    sample: Optional[int] = typer.Option(None, "--sample", "-n", help="Evaluate N questions spread evenly over the file (default: all)."),
+    method: str = typer.Option("kgqa", "--method", "-m", help="A fact pipeline of `graphhop pipelines`: kgqa (trained, the default of ask), or e.g. dense (retrieval + the untrained fact reader, the previous default)."),
+    weights: Optional[Path] = typer.Option(None, "--weights", help="KGQA scorer directory (default: the shipped weights)."),
+    hops: int = typer.Option(3, "--hops", help="Longest relation path (1-4)."),
+    data: Optional[Path] = typer.Option(None, "--data", help="Data root (default: $GRAPHHOP_DATA)."),
+    details: Optional[Path] = typer.Option(None, "--details", help="Also write one JSON line per question here."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+) -> None:
+    """End-to-end QA through the same pipeline as `ask`: answer Hits@1 / EM, support recall, right reason."""
+    from graphhop.kgqa.evaluate import evaluate_dataset
+
+    if split not in ("dev", "test", "train"):
+        raise InputError(f"--split: {split!r} is not dev, test or train")
+    from graphhop.pipeline.registry import pipeline_names
+
+    if method not in pipeline_names("facts"):
+        raise InputError(f"--method: unknown method {method!r}; choose one of {', '.join(pipeline_names('facts'))}")
+    if sample is not None and sample < 1:
+        raise InputError(f"--sample must be at least 1 (got {sample})")
+    if not 1 <= hops <= 4:
+        raise InputError(f"--hops must be in 1..4 (got {hops})")
+    rows: list[dict[str, Any]] = []
+    out = evaluate_dataset(dataset, split, _make_ask(method, weights, hops), sample, data, progress=not as_json, rows_out=rows)
+    out["method"] = method
+    if details is not None:
+        _write_lines(details, [json.dumps(r, ensure_ascii=False) for r in rows])
+    if as_json:
+        print(json.dumps(out, ensure_ascii=False))
+        return
+    _print_summary(out)
+
+
+def _write_lines(path: Path, lines: list[str]) -> None:
+    """Write ``lines`` to ``path`` atomically (temp file + rename)."""
+    import os
+    import tempfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write("".join(line + "\n" for line in lines))
+    os.replace(tmp, path)
+
+
+def _print_summary(out: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"eval-qa {out['dataset']} ({out['split']}, {out['n']} of {out['of']} questions, {out['method']})",
+                  title_justify="left")
+    cols = ("n", "answer_hits1", "em", "support_recall", "right_reason", "abstained")
+    table.add_column("slice")
+    for c in cols:
+        table.add_column(c, justify="right")
+    fmt = lambda v: "" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))  # noqa: E731
+    table.add_row("all", *[fmt(out[c]) for c in cols])
+    for group in ("by_hops", "by_qtype"):
+        for key, block in out[group].items():
+            table.add_row(f"{group[3:]}={key}", *[fmt(block[c]) for c in cols])
+    Console().print(table)
+    if out.get("note"):
+        Console().print(f"[dim]{out['note']}; {out['mean_seconds'] * 1000:.0f} ms per question[/]")
+
+
+def train_kgqa(
+    out: Path = typer.Option(..., "--out", "-o", help="Directory to write the scorer (head.npz + config.json) atomically."),
+    epochs: int = typer.Option(4, "--epochs"),
+    lr: float = typer.Option(2e-3, "--lr"),
+    metaqa_limit: int = typer.Option(3000, "--metaqa-limit", help="Questions per MetaQA hop count, spread evenly over its fit half."),
+    synthetic: int = typer.Option(600, "--synthetic", help="Synthetic compositional questions per training KB."),
+    seed: int = typer.Option(0, "--seed"),
+    max_minutes: Optional[float] = typer.Option(None, "--max-minutes", help="Stop after this many minutes (best epoch kept)."),
+    data: Optional[Path] = typer.Option(None, "--data", help="Data root (default: $GRAPHHOP_DATA)."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing output directory."),
+    threads: Optional[int] = typer.Option(None, "--threads", help="torch CPU threads."),
+) -> None:
+    """Train the KGQA relation-path scorer on the shared train parts (MetaQA: the fit half of dev)."""
+    from graphhop.kgqa.train import train_scorer
+    from graphhop.models.encoder import set_threads
+
+    set_threads(threads)
+    if epochs < 1 or synthetic < 0 or metaqa_limit < 1:
+        raise InputError("--epochs and --metaqa-limit must be at least 1, --synthetic at least 0")
+    report = train_scorer(out, epochs=epochs, lr=lr, metaqa_limit=metaqa_limit, seed=seed, max_minutes=max_minutes,
+                          root=data, overwrite=overwrite, synthetic=synthetic)
+    typer.echo(json.dumps({k: v for k, v in report.items() if k != "history"}, indent=2))

@@ -1,0 +1,155 @@
+"""Two-sided questions of the ``kgqa`` pipeline: comparisons and yes/no questions about two sides.
+
+A *side* is an entity named (``Halvex Motors``, ``Torrena Athletic's``) or described (``the
+founder of Sarrow Shipping``, ``the one Caspar Threlk was born in``). :func:`resolve` turns a
+side into its entity: a bare name links directly; a description is answered as a query (its
+mention masked) and its best answer is the side's entity, the chain to it part of the support.
+
+:func:`compare_sides` reads, from both sides' entities, the relation paths that end at numeric
+values (years, counts) against the attribute text (``who was born earlier X``); the path shared by
+both sides with the highest joint probability is used, so a birth year is compared with a birth
+year, never with a founding year. The comparative's direction (earlier/before/fewer/lower ->
+minimum, later/after/more/higher -> maximum; ``older``/``younger`` flip on dates) picks the winner.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from graphhop.kgqa.link import Mention, tokens
+from graphhop.read.ops import comparison_direction, parse_number
+
+__all__ = ["split_choice", "split_comparative", "split_same", "resolve", "compare_sides", "same_value"]
+
+_FILLER = {"the", "a", "an", "s", "one"}
+_SEPARATORS = re.compile(r"\s(than|before|after)\s", re.I)
+_COMPARATIVE = re.compile(r"\b(\w+er|more|less|fewer|before|after|first|last|earlier|later)\b", re.I)
+
+
+def split_choice(question: str) -> tuple[str, list[str]]:
+    """``"Which was founded first: A or B?"`` -> ``("Which was founded first", ["A", "B"])``
+    (the prefix ends at the last ``:`` or ``,`` before the first option)."""
+    q = question.strip().rstrip("?").strip()
+    cut = q.lower().rfind(" or ")
+    if cut < 0:
+        return q, []
+    before, second = q[:cut].rstrip(" ,;"), q[cut + 4 :].strip()
+    split = max(before.rfind(":"), before.rfind(","))
+    if split < 0:
+        return "", [before.strip(), second]
+    return before[:split].strip(), [before[split + 1 :].strip(), second]
+
+
+def split_comparative(question: str) -> tuple[str, str, str] | None:
+    """``"Was Lumisk Labs founded after Nimbal Robotics?"`` -> ``("Was", "Lumisk Labs founded", "Nimbal
+    Robotics")`` with the separator kept in the middle part (``... founded after``); None when
+    the question compares nothing."""
+    q = question.strip().rstrip("?").strip()
+    m = None
+    for m in _SEPARATORS.finditer(q):
+        pass
+    if m is None:
+        return None
+    head, tail = q[: m.start()], q[m.end() :]
+    words = head.split(maxsplit=1)
+    if len(words) < 2 or not tail.strip():
+        return None
+    return words[0], f"{words[1]} {m.group(1)}", tail.strip()
+
+
+def split_same(question: str) -> tuple[str, str, str] | None:
+    """``"Do A and B play in the same league?"`` -> ``("A", "B", "play in the league")``."""
+    q = question.strip().rstrip("?").strip()
+    m = re.match(r"^(?:do|does|did|are|were|is|was|have|has)\s+(.+?)\s+and\s+(.+?)\s+(\w+.*\bsame\b.*)$", q, re.I)
+    if not m:
+        return None
+    return m.group(1), m.group(2), re.sub(r"\bsame\s+", "", m.group(3), flags=re.I)
+
+
+def _side_mention(kgqa: Any, text: str) -> tuple[Mention | None, bool]:
+    """The side's main mention and whether the side is just that name (bare)."""
+    found = kgqa.linker.link(text)
+    if not found:
+        return None, False
+    m = max(found, key=lambda x: (x.end - x.start, -x.start))
+    toks = tokens(text)
+    rest = [w for i, w in enumerate(toks) if not m.start <= i < m.end and w not in _FILLER]
+    return m, not rest
+
+
+def resolve(kgqa: Any, text: str) -> dict[str, Any] | None:
+    """The entity a side stands for, with the chains that resolve a description."""
+    mention, bare = _side_mention(kgqa, text)
+    if mention is None:
+        return None
+    if bare:
+        return {"entity": mention.entities[0], "chains": [], "mention": mention, "prob": 1.0, "text": text}
+    reading = kgqa.read(text, mention)
+    if reading.best is None:
+        return None
+    ans = kgqa.answers(reading.best, mention.entities)[:1]
+    return {"entity": ans[0], "chains": kgqa.support(reading.best, ans, limit=10)[:1], "mention": mention,
+            "prob": reading.prob, "text": text, "path": kgqa.describe(reading)["relation_path"]}
+
+
+def _numeric(kgqa: Any, path: Any) -> list[tuple[float, int]]:
+    vals = []
+    for e in path.ends.tolist():
+        v = parse_number(kgqa.store.entities[e])
+        if v is None:
+            return []
+        vals.append((v, e))
+    return vals
+
+
+def _side_reading(kgqa: Any, side: dict[str, Any], attribute: str) -> Any:
+    entity = side["entity"]
+    mention = Mention(0, 0, (entity,), kgqa.store.entities[entity])
+    text = " ".join(tokens(attribute.replace("X", " xplaceholderx "))).replace("xplaceholderx", "X")
+    return kgqa.read(attribute, mention, text=text, typed=False)
+
+
+def compare_sides(kgqa: Any, question: str, sides: list[dict[str, Any]], attribute: str) -> dict[str, Any] | None:
+    """Winner of two resolved sides on the numeric path both share (see the module docstring)."""
+    readings = [_side_reading(kgqa, s, attribute) for s in sides]
+    numeric = [{p.steps: (p, float(pr)) for p, pr in zip(r.paths, r.probs) if _numeric(kgqa, p)} for r in readings]
+    shared = [s for s in numeric[0] if s in numeric[1]]
+    if not shared:
+        return None
+    steps = max(shared, key=lambda s: (numeric[0][s][1] * numeric[1][s][1], -len(s)))
+    picks = []
+    for side, reading, table in zip(sides, readings, numeric):
+        path, prob = table[steps]
+        value, entity = min(_numeric(kgqa, path))
+        among = [p for p, _ in table.values()]
+        prob = prob / max(1e-12, sum(q for _, q in table.values()))
+        picks.append({"side": side, "value": value, "prob": prob, "path": path, "reading": reading, "among": among,
+                      "chains": side["chains"] + kgqa.support(path, [entity], limit=10)[:1]})
+    relation = kgqa.store.relations[steps[-1][0]]
+    direction = comparison_direction(question, relation)
+    a, b = picks
+    winner = a if (a["value"] < b["value"]) == (direction == "min") else b
+    weakest = min(picks, key=lambda p: p["prob"] * p["side"]["prob"])
+    return {"winner": winner, "picks": picks, "direction": direction, "weakest": weakest,
+            "relation_path": kgqa.describe(a["reading"], a["path"])["relation_path"]}
+
+
+def same_value(kgqa: Any, sides: list[dict[str, Any]], attribute: str) -> dict[str, Any] | None:
+    """Whether both sides reach a common entity along the best relation path they share."""
+    readings = [_side_reading(kgqa, s, attribute) for s in sides]
+    tables = [{p.steps: (p, float(pr)) for p, pr in zip(r.paths, r.probs)} for r in readings]
+    shared = [s for s in tables[0] if s in tables[1]]
+    if not shared:
+        return None
+    steps = max(shared, key=lambda s: (tables[0][s][1] * tables[1][s][1], -len(s)))
+    (pa, qa), (pb, qb) = tables[0][steps], tables[1][steps]
+    ends_a, ends_b = set(kgqa.answers(pa)), set(kgqa.answers(pb))
+    common = sorted(ends_a & ends_b)
+    chains = []
+    for side, path, ends in ((sides[0], pa, ends_a), (sides[1], pb, ends_b)):
+        targets = common[:1] or sorted(ends)[:1]
+        chains += side["chains"] + kgqa.support(path, targets, limit=10)[:1]
+    weakest = readings[0] if qa <= qb else readings[1]
+    return {"same": bool(common), "chains": chains, "reading": weakest, "path": pa if qa <= qb else pb,
+            "relation_path": kgqa.describe(readings[0], pa)["relation_path"]}

@@ -1,0 +1,310 @@
+"""Question-type operations of the ``kgqa`` pipeline, over scored relation paths.
+
+Each takes ``(kgqa, question, mentions)`` and returns ``answer``, ``answers``, ``score`` (the
+probability of the path used), ``supported``, ``chains`` (KB edge chains: the support) and
+``trace``:
+
+``query``
+    the best path over every topic mention; its end entities are the answers (several for a list
+    question; the topic itself only when nothing else is reached). Two mentions whose best paths
+    share end entities form a conjunction (``who plays Forward for club X``): the answers are the
+    shared ones and both chains are the support.
+``count``
+    ``how many ...`` is read as ``which ...``; the answer is the number of entities the best path
+    reaches, and the support holds a chain to each of them.
+``boolean``
+    ``Was A founded after B?`` / ``Is A older than B?``: a comparison of the two sides (yes when the
+    first wins); ``Do A and B play in the same league?``: whether both reach a common entity on
+    the same relation path; otherwise a *claim*: the last mention is the claimed value (a
+    description such as ``the capital of Y`` is resolved to its entity first), removed from the
+    question, and paths are scored from the topic. Only paths whose last relation can arrive at
+    the claimed entity count (a country claim is checked against a chain ending in a country, not
+    a city); ``yes`` when the best of them reaches the claim. ``Did A found B?`` is also read from
+    B with A claimed; the reading with the more probable chain is used. For ``no`` the support is
+    the chain showing what the KB says instead.
+``comparison``
+    ``..., A or B?``: for each option the paths from its entity to numeric values (years,
+    numbers); the relation path shared by both options with the highest joint probability is
+    used (so a birth year is compared with a birth year), and the holder of the smaller or larger
+    value (by the comparative: earlier/later, more/less, higher/lower, ...) is the answer.
+``relation``
+    ``How is A related to B?``: the relations of the KB facts linking A and B.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from graphhop.kb.verbalize import clean_relation
+from graphhop.kgqa.compare import compare_sides, resolve, same_value, split_choice, split_comparative, split_same
+from graphhop.kgqa.link import Mention, masked, tokens
+from graphhop.read.ops import relation_sides
+
+__all__ = ["OPERATIONS", "run_query", "run_count", "run_boolean", "run_comparison", "run_relation"]
+
+
+def _none(reason: str, trace: dict | None = None) -> dict[str, Any]:
+    return {"answer": "", "answers": [], "score": 0.0, "supported": False, "chains": [],
+            "trace": {"reason": reason, **(trace or {})}}
+
+
+def _finish(kgqa: Any, reading: Any, path: Any, answers: list[int], text: list[str], chains: list[list[int]],
+            trace: dict, among: Sequence[Any] | None = None) -> dict[str, Any]:
+    """The result of a path: withheld ("no supported answer") when its probability (renormalized
+    over ``among``, the paths the operation could use, when given) is under the threshold."""
+    prob = _prob(reading, path, among)
+    supported = prob >= kgqa.threshold
+    trace = {**trace, "paths": [kgqa.describe(reading, p) for p in reading.paths[:5]]}
+    if not supported:
+        trace["reason"] = f"no supported answer: best chain probability {prob:.3f} < threshold {kgqa.threshold:.3f}"
+        trace["best_guess"] = text[:10]
+        return {"answer": "", "answers": [], "score": prob, "supported": False, "chains": chains, "trace": trace}
+    return {"answer": text[0] if text else "", "answers": text, "score": prob, "supported": True, "chains": chains,
+            "trace": trace, "alternatives": _alternatives(kgqa, reading)}
+
+
+def _prob(reading: Any, path: Any, among: Sequence[Any] | None = None) -> float:
+    """The softmax probability of ``path`` among all of ``reading``'s paths, or among ``among``."""
+    p = float(reading.probs[reading.paths.index(path)])
+    if among is None:
+        return p
+    total = sum(float(reading.probs[reading.paths.index(q)]) for q in among)
+    return p / total if total > 0 else 0.0
+
+
+def _alternatives(kgqa: Any, reading: Any, n: int = 3) -> list[list[int]]:
+    out: list[list[int]] = []
+    for p in reading.paths[1 : n + 1]:
+        first = kgqa.answers(p, reading.mention.entities)[:1]
+        out += kgqa.support(p, first, limit=8)
+    return out
+
+
+def run_query(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict[str, Any]:
+    """The best path over every topic mention (or a conjunction of two); see the module docstring."""
+    readings = [r for r in (kgqa.read(question, m) for m in mentions) if r.best is not None]
+    if not readings:
+        return _none("no entity of the KB found in the question" if not mentions else "no path from the question's entities")
+    readings.sort(key=lambda r: -r.best.score)
+    top = readings[0]
+    conj = _conjunction(kgqa, readings)
+    if conj is not None:
+        return conj
+    names = kgqa.store.entities
+    ans = kgqa.answers(top.best, top.mention.entities)
+    return _finish(kgqa, top, top.best, ans, [names[a] for a in ans], kgqa.support(top.best, ans[:10]),
+                   {"relation_path": kgqa.describe(top)["relation_path"]})
+
+
+def _conjunction(kgqa: Any, readings: list[Any], min_prob: float = 0.2) -> dict[str, Any] | None:
+    """Two mentions whose confident best paths share some, but neither all, of their end entities:
+    the intersection (``who plays Forward for club X``)."""
+    good = [r for r in readings if r.prob >= min_prob]
+    for i, a in enumerate(good):
+        for b in good[i + 1 :]:
+            ea = set(kgqa.answers(a.best, a.mention.entities))
+            eb = set(kgqa.answers(b.best, b.mention.entities))
+            both = ea & eb
+            if both and both != ea and both != eb:  # each chain alone is ambiguous: join them
+                names = kgqa.store.entities
+                ans = sorted(both, key=lambda e: names[e])
+                chains = kgqa.support(a.best, ans[:10]) + kgqa.support(b.best, ans[:10])
+                res = _finish(kgqa, a if a.prob <= b.prob else b, (a if a.prob <= b.prob else b).best, ans,
+                              [names[e] for e in ans], chains, {"join": "and"})
+                res["trace"]["relation_paths"] = [kgqa.describe(a)["relation_path"], kgqa.describe(b)["relation_path"]]
+                return res
+    return None
+
+
+_HOW_MANY = re.compile(r"\bhow many\b|\b(?:what is |what's )?(?:the )?(?:total )?number of\b", re.I)
+
+
+def run_count(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict[str, Any]:
+    """How many entities the best path reaches (``how many`` read as ``which``)."""
+    text = _HOW_MANY.sub("which", question)
+    res = run_query(kgqa, text, kgqa.linker.link(text) if text != question else mentions)
+    if not res["supported"]:
+        return {**res, "answer": "", "answers": []}
+    counted = res["answers"]
+    res["trace"]["counted"] = counted
+    res["answer"] = str(len(counted))
+    res["answers"] = [res["answer"]]
+    return res
+
+
+def run_boolean(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict[str, Any]:
+    """Yes/no: a comparison of two sides (``Was A founded after B?``), a shared value (``Do A and
+    B play in the same league?``), or a claimed value (the last mention) checked against the best
+    path from the other mentions whose last relation can arrive at the claim."""
+    comparative = split_comparative(question)
+    if comparative is not None and detect_comparative(comparative[1]):
+        aux, middle, side_b = comparative
+        res = _boolean_comparison(kgqa, question, aux, middle, side_b)
+        if res is not None:
+            return res
+    same = split_same(question)
+    if same is not None:
+        res = _boolean_same(kgqa, question, *same)
+        if res is not None:
+            return res
+    return _boolean_claim(kgqa, question, mentions)
+
+
+COMPARATIVES = frozenset("""earlier later before after older younger elder more less fewer bigger larger smaller higher
+lower greater longer shorter taller first last newer""".split())
+
+
+def detect_comparative(text: str) -> bool:
+    """Whether ``text`` holds a comparative word (:data:`COMPARATIVES`: older, more, after, ...)."""
+    return bool(set(re.findall(r"[a-z]+", text.lower())) & COMPARATIVES)
+
+
+def _boolean_comparison(kgqa: Any, question: str, aux: str, middle: str, side_b: str) -> dict[str, Any] | None:
+    found = kgqa.linker.link(middle)
+    if not found:
+        return None
+    last = max(found, key=lambda m: m.end)
+    toks = tokens(middle)
+    side_a, predicate = " ".join(toks[: last.end]), " ".join(toks[last.end :])
+    sides = [resolve(kgqa, side_a), resolve(kgqa, side_b)]
+    if None in sides:
+        return None
+    cmp = compare_sides(kgqa, question, sides, f"{aux} X {predicate}")
+    if cmp is None:
+        return _none("no relation path leads both sides to a value", {"sides": [side_a, side_b]})
+    verdict = "yes" if cmp["winner"] is cmp["picks"][0] else "no"
+    return _two_sided(kgqa, cmp, [verdict], {"sides": [side_a, side_b]})
+
+
+def _two_sided(kgqa: Any, cmp: dict[str, Any], text: list[str], trace: dict[str, Any]) -> dict[str, Any]:
+    names = kgqa.store.entities
+    trace = {**trace, "direction": cmp["direction"], "relation_path": cmp["relation_path"],
+             "picks": [{"entity": names[p["side"]["entity"]], "value": p["value"]} for p in cmp["picks"]]}
+    weakest = cmp["weakest"]
+    chains = [c for p in cmp["picks"] for c in p["chains"]]
+    return _finish(kgqa, weakest["reading"], weakest["path"], [], text, chains, trace, weakest["among"])
+
+
+def _boolean_same(kgqa: Any, question: str, side_a: str, side_b: str, predicate: str) -> dict[str, Any] | None:
+    sides = [resolve(kgqa, side_a), resolve(kgqa, side_b)]
+    if None in sides:
+        return None
+    res = same_value(kgqa, sides, f"X {predicate}")
+    if res is None:
+        return None
+    return _finish(kgqa, res["reading"], res["path"], [], ["yes" if res["same"] else "no"], res["chains"],
+                   {"sides": [side_a, side_b], "relation_path": res["relation_path"]})
+
+
+def _arriving(kgqa: Any, entities: Sequence[int], peers: int = 20) -> set[tuple[int, bool]]:
+    """Signed relations whose step can arrive at ``entities`` or at their *peers* (entities in the
+    same role: entities with one of their signed relations), so a city claim admits ``born in``
+    even when nobody in the KB was born in that city."""
+    store = kgqa.store
+    ids = np.asarray(entities, dtype=np.int64)
+    group = [ids]
+    for rel, fwd in store.signed_relations(ids)[:6]:
+        holders = store.heads if fwd else store.tails  # entities that have this signed relation too
+        group.append(np.unique(holders[store.rels == rel])[:peers].astype(np.int64))
+    nodes = np.unique(np.concatenate(group))
+    into = {(int(r), True) for r in store.rels[store.edges_of(nodes, False)]}
+    return into | {(int(r), False) for r in store.rels[store.edges_of(nodes, True)]}
+
+
+def _span_text(toks: list[str], topic: Mention, drop: tuple[int, int]) -> str:
+    """The question tokens with ``drop`` removed and the topic replaced by ``X``."""
+    out: list[str] = []
+    for i, w in enumerate(toks):
+        if drop[0] <= i < drop[1]:
+            continue
+        if i == topic.start:
+            out.append("X")
+        if topic.start <= i < topic.end:
+            continue
+        out.append(w)
+    return " ".join(out)
+
+
+def _claims(kgqa: Any, toks: list[str], mentions: Sequence[Mention]) -> list[tuple[Mention, tuple[int, int], set[int], list]]:
+    """Readings of a yes/no question as (topic, claim span, claimed entities, chains resolving the claim):
+    the last mention claimed (``the capital of Y`` resolved to its entity), or, for two bare
+    mentions, the first one claimed about the last (``Did A found B?`` read from B)."""
+    claim = mentions[-1]
+    start = claim.start
+    if start >= 3 and toks[start - 1] == "of" and toks[start - 3] == "the":
+        start -= 3
+    ids, chains = set(claim.entities), []
+    if start < claim.start:
+        desc = resolve(kgqa, " ".join(toks[start : claim.end]))
+        if desc is not None:
+            ids, chains = {desc["entity"]}, desc["chains"]
+    out = [(t, (start, claim.end), ids, chains) for t in mentions[:-1] if t.end <= start]
+    if start == claim.start and len(mentions) == 2:
+        first = mentions[0]
+        out.append((claim, (first.start, first.end), set(first.entities), []))
+    return out
+
+
+def _boolean_claim(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict[str, Any]:
+    if len(mentions) < 2:
+        return _none("a yes/no question needs a topic and a claimed value", {"answer_if_unsure": "no"})
+    toks = tokens(question.replace("[", " ").replace("]", " "))
+    options = []
+    for topic, span, claim_ids, claim_chains in _claims(kgqa, toks, mentions):
+        reading = kgqa.read(question, topic, text=_span_text(toks, topic, span))
+        if reading.best is None:
+            continue
+        arriving = _arriving(kgqa, sorted(claim_ids))
+        typed = [p for p in reading.paths if p.steps[-1] in arriving] or reading.paths
+        options.append((_prob(reading, typed[0]), reading, typed[0], claim_ids, claim_chains, typed))
+    if not options:
+        return _none("no path from the question's entities")
+    _, reading, best, claim_ids, claim_chains, typed = max(options, key=lambda o: o[0])
+    names = kgqa.store.entities
+    trace: dict[str, Any] = {"claim": [names[e] for e in sorted(claim_ids)][:3], "topic": reading.mention.text,
+                             "claim_path": kgqa.describe(reading, best)}
+    hit = [e for e in kgqa.answers(best) if e in claim_ids][:1]
+    if hit:
+        return _finish(kgqa, reading, best, hit, ["yes"], kgqa.support(best, hit) + claim_chains, trace, typed)
+    ans = kgqa.answers(best, reading.mention.entities)
+    trace["reason"] = "the best chain of the claim's type ends elsewhere"
+    return _finish(kgqa, reading, best, ans, ["no"], kgqa.support(best, ans[:3]) + claim_chains, trace, typed)
+
+
+def run_comparison(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict[str, Any]:
+    """``..., A or B?``: the side whose value on the shared numeric path wins."""
+    prefix, options = split_choice(question)
+    sides = [resolve(kgqa, o) for o in options]
+    if len(options) != 2 or None in sides:
+        return _none("fewer than two options name an entity of the KB", {"options": options})
+    cmp = compare_sides(kgqa, question, sides, f"{prefix} X")
+    if cmp is None:
+        return _none("no relation path leads both options to a value", {"options": options})
+    winner = kgqa.store.entities[cmp["winner"]["side"]["entity"]]
+    return _two_sided(kgqa, cmp, [winner], {"options": options})
+
+
+def run_relation(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict[str, Any]:
+    """The relations of the facts that link the two sides' entities."""
+    store = kgqa.store
+    for side_a, side_b in relation_sides(question):
+        ma, mb = kgqa.linker.link(side_a), kgqa.linker.link(side_b)
+        if not ma or not mb:
+            continue
+        a, b = set(ma[0].entities), set(mb[0].entities)
+        edges = [int(e) for e in store.edges_of(list(a), True) if int(store.tails[e]) in b]
+        edges += [int(e) for e in store.edges_of(list(a), False) if int(store.heads[e]) in b]
+        if edges:
+            labels = list(dict.fromkeys(clean_relation(store.relations[store.rels[e]]) for e in edges))
+            return {"answer": labels[0], "answers": labels, "score": 1.0, "supported": True,
+                    "chains": [[e] for e in edges], "trace": {"sides": [side_a, side_b]}}
+    return _none("no fact links the two sides")
+
+
+OPERATIONS: dict[str, Callable[[Any, str, Sequence[Mention]], dict[str, Any]]] = {
+    "query": run_query, "count": run_count, "boolean": run_boolean, "comparison": run_comparison,
+    "relation": run_relation,
+}

@@ -1,0 +1,107 @@
+"""Hop-by-hop expansion over a whole KB: relation paths from the topic entities, and their chains.
+
+A *relation path* is a sequence of signed relations (``directed_by`` forward, then ``directed_by``
+backward, ...). Walking it from the topic entities over the :class:`~graphhop.kb.store.KGStore`
+gives one entity set per hop; the last set holds the path's answers. :func:`expand` enumerates
+every signed relation available from the current set, scores the new paths (a callback: the
+trained scorer), keeps the ``beam`` best of each length for the next hop, and returns every path
+it scored, so a 1-hop path competes with its 3-hop extensions (the scorer decides when to stop).
+:func:`chains` walks back from one answer to the topic and returns the KB edges on the way: the
+support of that answer is exactly those facts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+
+from graphhop.kb.store import KGStore
+
+__all__ = ["RelPath", "expand", "chains", "path_signature"]
+
+SignedRelation = tuple[int, bool]
+
+
+@dataclass
+class RelPath:
+    """A relation path from ``layers[0]`` (the topic entities); ``layers[i]`` = entities after hop i."""
+
+    steps: tuple[SignedRelation, ...]
+    layers: list[np.ndarray]
+    score: float = float("-inf")
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def ends(self) -> np.ndarray:
+        """Entity ids the path reaches (sorted, unique)."""
+        return self.layers[-1]
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+
+def path_signature(store: KGStore, steps: Sequence[SignedRelation]) -> tuple[str, ...]:
+    """``("directed_by", "^directed_by", ...)``: relation names, ``^`` marking a backward step."""
+    return tuple(("" if fwd else "^") + store.relations[r] for r, fwd in steps)
+
+
+def expand(
+    store: KGStore,
+    topic: Sequence[int],
+    score: Callable[[list[RelPath]], Sequence[float]] | None = None,
+    max_hops: int = 3,
+    beam: int = 10,
+    max_nodes: int = 2000,
+    max_paths: int = 400,
+) -> list[RelPath]:
+    """Every relation path of 1..``max_hops`` steps from ``topic`` that the beam keeps, scored.
+
+    Each hop extends the ``beam`` best paths of the previous length by every signed relation
+    leaving their end set (sets over ``max_nodes`` entities are expanded from their first
+    ``max_nodes`` ids, a deterministic cut). Without ``score`` every path scores 0 and at most
+    ``max_paths`` paths of each length are kept (breadth-first order).
+    """
+    start = np.unique(np.asarray(topic, dtype=np.int64))
+    frontier = [RelPath((), [start])]
+    out: list[RelPath] = []
+    for _ in range(max_hops):
+        new: list[RelPath] = []
+        for p in frontier:
+            cur = p.layers[-1][:max_nodes]
+            for rel, fwd in store.signed_relations(cur):
+                _, reached = store.step(cur, rel, fwd)
+                new.append(RelPath(p.steps + ((rel, fwd),), p.layers + [np.unique(reached)]))
+        if not new:
+            break
+        if score is not None:
+            for p, s in zip(new, score(new)):
+                p.score = float(s)
+            new.sort(key=lambda p: -p.score)
+        else:
+            for p in new:
+                p.score = 0.0
+            new = new[:max_paths]
+        out += new
+        frontier = new[:beam]
+    return out
+
+
+def chains(store: KGStore, path: RelPath, answer: int, limit: int = 20) -> list[list[int]]:
+    """Edge-index chains from the topic to ``answer`` along ``path`` (at most ``limit``, sorted)."""
+    partial: list[tuple[int, list[int]]] = [(answer, [])]
+    for hop in range(len(path.steps) - 1, -1, -1):
+        rel, fwd = path.steps[hop]
+        allowed = path.layers[hop]
+        nxt: list[tuple[int, list[int]]] = []
+        for node, tail in partial:
+            # edges of `rel` arriving at `node` in the walking direction
+            edges, sources = store.step(np.asarray([node]), rel, not fwd)
+            keep = np.isin(sources, allowed)
+            for e in np.sort(edges[keep]):
+                nxt.append((int(store.heads[e] if fwd else store.tails[e]), [int(e)] + tail))
+                if len(nxt) >= limit * 4:
+                    break
+        partial = nxt[: limit * 4]
+    return sorted(c for _, c in partial)[:limit]

@@ -1,0 +1,205 @@
+"""Trained multi-hop KGQA over a whole KB: link -> expand -> score relation paths -> operate -> support.
+
+:class:`KGQA` answers a question over a :class:`~graphhop.kb.store.KGStore`:
+
+1. the question type (:func:`graphhop.read.ops.detect_qtype`: query, count, boolean, comparison,
+   relation) and the entity mentions (:class:`~graphhop.kgqa.link.EntityLinker`);
+2. for a topic mention, relation paths of 1..``max_hops`` steps are expanded over the whole KB and
+   scored by the trained :class:`~graphhop.kgqa.scorer.PathScorer` against the question with the
+   mention masked (beam ``beam`` per hop); the scores are turned into probabilities by a softmax
+   over every path scored for that mention;
+3. the question type's operation (:mod:`graphhop.kgqa.ops`) turns the best path(s) into the answer;
+4. the support is exactly the KB facts on the chains from the topic entity to the answer(s) along
+   the path(s) used (:func:`graphhop.kgqa.paths.chains`); when the best path's probability is
+   under the shipped threshold (chosen on the selection split), the answer is withheld: "no
+   supported answer", with the best partial chain as the support.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+
+from graphhop.graph import EvidenceGraph
+from graphhop.kb.store import KGStore
+from graphhop.kb.verbalize import Verbalizer
+from graphhop.kgqa.link import EntityLinker, Mention, masked
+from graphhop.kgqa.paths import RelPath, chains, expand, path_signature
+from graphhop.kgqa.scorer import MAX_HOPS, PathScorer
+from graphhop.read.ops import parse_number
+
+__all__ = ["Reading", "KGQA", "expected_kind"]
+
+_VERBALIZE = Verbalizer()
+_NUMBER_Q = re.compile(r"^(?:when|(?:in )?(?:what|which) year|how (?:old|much|long|tall|big|large|far))\b")
+_ENTITY_Q = re.compile(r"^(?:who|whom|whose|where)\b")
+
+
+def expected_kind(text: str) -> str | None:
+    """``number`` for when / what year / how old questions, ``entity`` for who / where, else None."""
+    text = text.strip().lower()
+    if _NUMBER_Q.match(text):
+        return "number"
+    if _ENTITY_Q.match(text):
+        return "entity"
+    return None
+
+
+@dataclass
+class Reading:
+    """Relation paths from one topic mention, best first, with their softmax probabilities."""
+
+    mention: Mention
+    text: str
+    paths: list[RelPath]
+    probs: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    @property
+    def best(self) -> RelPath | None:
+        return self.paths[0] if self.paths else None
+
+    @property
+    def prob(self) -> float:
+        return float(self.probs[0]) if len(self.probs) else 0.0
+
+
+class KGQA:
+    """The ``kgqa`` pipeline: answers with the chain that supports them (see the module docstring)."""
+
+    method = "kgqa"
+
+    def __init__(self, store: KGStore, scorer: PathScorer | None = None, max_hops: int = 3, beam: int = 10,
+                 threshold: float | None = None, max_support: int = 50, allow_topic_answer: bool = False) -> None:
+        if not 1 <= max_hops <= MAX_HOPS:
+            raise ValueError(f"max_hops must be in 1..{MAX_HOPS}")
+        self.store = store
+        self.scorer = scorer or PathScorer.load()
+        self.linker = EntityLinker(store.entities)
+        self.max_hops = max_hops
+        self.beam = beam
+        self.threshold = float(self.scorer.config.get("threshold", 0.0) if threshold is None else threshold)
+        self.max_support = max_support
+        self.allow_topic_answer = allow_topic_answer
+        self._qcache: dict[str, np.ndarray] = {}
+
+    @classmethod
+    def from_index(cls, index: Any, weights: str | None = None, **options: Any) -> "KGQA":
+        """Over the facts of a :class:`~graphhop.index.directory.KnowledgeIndex`."""
+        return cls(KGStore.from_index(index), PathScorer.load(weights), **options)
+
+    # ------------------------------------------------------------------ reading
+    def question_vector(self, text: str) -> np.ndarray:
+        vec = self._qcache.get(text)
+        if vec is None:
+            if len(self._qcache) > 10_000:
+                self._qcache.clear()
+            vec = self._qcache[text] = self.scorer.encode([text])[0]
+        return vec
+
+    def read(self, question: str, mention: Mention, mask: Sequence[Mention] | None = None,
+             max_hops: int | None = None, text: str | None = None, typed: bool = True) -> Reading:
+        """Score relation paths from ``mention`` against ``question`` with ``mask`` (default: the
+        mention) replaced by ``X`` (or against ``text``, already masked). Paths that only return
+        to the topic are dropped (unless ``allow_topic_answer``); with ``typed``, so are paths whose
+        ends do not fit the wh-word (:func:`expected_kind`), when some do."""
+        if text is None:
+            text = masked(question, list(mask) if mask is not None else [mention])
+        q = self.question_vector(text)
+        paths = expand(self.store, mention.entities, lambda ps: self.scorer.score_paths(q, self.store, ps, text),
+                       max_hops=max_hops or self.max_hops, beam=self.beam)
+        topic = set(mention.entities)
+        paths = [p for p in paths if self.allow_topic_answer or not set(p.ends.tolist()) <= topic]
+        kind = expected_kind(text) if typed else None
+        if kind is not None:
+            typed = [p for p in paths if self.is_numeric(p) == (kind == "number")]
+            paths = typed or paths
+        paths.sort(key=lambda p: (-p.score, len(p.steps), path_signature(self.store, p.steps)))
+        if not paths:
+            return Reading(mention, text, [])
+        scores = np.asarray([p.score for p in paths], dtype=np.float64)
+        probs = np.exp(scores - scores.max())
+        return Reading(mention, text, paths, probs / probs.sum())
+
+    def is_numeric(self, path: RelPath, sample: int = 20) -> bool:
+        """Whether the path ends at numbers (years, counts): every one of its first ``sample`` ends."""
+        ends = path.ends[:sample].tolist()
+        return bool(ends) and all(parse_number(self.store.entities[e]) is not None for e in ends)
+
+    def answers(self, path: RelPath, exclude: Sequence[int] = ()) -> list[int]:
+        """The path's end entities minus ``exclude`` (unless nothing else is left), most-reached first."""
+        rel, fwd = path.steps[-1]
+        _, reached = self.store.step(path.layers[-2], rel, fwd)
+        ids, counts = np.unique(reached, return_counts=True)
+        order = sorted(zip(ids.tolist(), counts.tolist()), key=lambda ic: (-ic[1], self.store.entities[ic[0]]))
+        out = [i for i, _ in order if i not in set(exclude)]
+        return out or [i for i, _ in order]
+
+    def support(self, path: RelPath, answers: Sequence[int], limit: int | None = None) -> list[list[int]]:
+        """Edge chains from the topic to each of ``answers`` along ``path`` (at most ``limit`` edges)."""
+        limit = limit or self.max_support
+        out: list[list[int]] = []
+        used: set[int] = set()
+        for a in answers:
+            for chain in chains(self.store, path, a, limit=20):
+                if len(used | set(chain)) > limit and out:
+                    return out
+                out.append(chain)
+                used.update(chain)
+        return out
+
+    # ------------------------------------------------------------------ output
+    def fact_id(self, edge: int) -> str:
+        """The id of the stored fact behind an edge (its first stored copy)."""
+        return self.store.fact_ids[edge][0]
+
+    def graph(self, question: str, edge_chains: Sequence[Sequence[int]]) -> EvidenceGraph:
+        """An evidence graph of edge chains (nodes = fact ids, texts = verbalized facts)."""
+        from graphhop.core import Fact
+
+        evidence: dict[str, dict[str, Any]] = {}
+        id_chains = []
+        for chain in edge_chains:
+            ids = []
+            for e in chain:
+                fid = self.fact_id(e)
+                h, r, t = self.store.raw[e][0]
+                evidence[fid] = {"text": _VERBALIZE(Fact(h, r, t)), "facts": [[h, r, t]]}
+                ids.append(fid)
+            id_chains.append(ids)
+        return EvidenceGraph.from_chains(question, id_chains, evidence)
+
+    def describe(self, reading: Reading, path: RelPath | None = None) -> dict[str, Any]:
+        """Trace entry of a reading: topic, masked question, the path and its probability."""
+        path = path or reading.best
+        if path is None:
+            return {"topic": reading.mention.text, "question": reading.text, "relation_path": []}
+        i = reading.paths.index(path)
+        return {"topic": [self.store.entities[e] for e in reading.mention.entities[:3]], "question": reading.text,
+                "relation_path": list(path_signature(self.store, path.steps)), "prob": round(float(reading.probs[i]), 4),
+                "score": round(path.score, 4)}
+
+    def ask(self, question: str, qtype: str | None = None) -> dict[str, Any]:
+        """Answer ``question``; returns the ``ask`` result fields (see :mod:`graphhop.kgqa.ops`)."""
+        from graphhop.kgqa import ops
+        from graphhop.read.ops import QTYPES, detect_qtype
+
+        t0 = time.perf_counter()
+        kind = qtype or detect_qtype(question)
+        if kind not in QTYPES:
+            raise ValueError(f"unknown question type {kind!r}; choose one of {', '.join(QTYPES)}")
+        mentions = self.linker.link(question)
+        t1 = time.perf_counter()
+        out = ops.OPERATIONS[kind](self, question, mentions)
+        t2 = time.perf_counter()
+        support_chains = out.pop("chains")
+        out["support"] = list(dict.fromkeys(self.fact_id(e) for c in support_chains for e in c))
+        out["support_graph"] = self.graph(question, support_chains)
+        out["graph"] = self.graph(question, list(support_chains) + out.pop("alternatives", []))
+        out.update(question=question, method=self.method, qtype=kind)
+        out["trace"]["mentions"] = [m.text for m in mentions]
+        out["timings"] = {"link_s": t1 - t0, "read_s": t2 - t1, "total_s": time.perf_counter() - t0}
+        return out

@@ -1,0 +1,229 @@
+"""The trained relation-path scorer: a small head over frozen MiniLM vectors.
+
+Inputs, for one question and one candidate relation path:
+
+- ``q``: the MiniLM vector of the question with its topic entity masked (``who directed X``);
+- ``h_1..h_k``: the MiniLM vectors of the path's relation *names* (``directed by``), cleaned as
+  the KB builder cleans them, so a user's KB with relations the head never saw still gets scored
+  by what the names mean; each step adds a learned (position, direction) embedding;
+- ``t``: the answer-type vector: the mean vector of the relation names around (up to 20 of) the
+  path's end entities (a country has ``currency`` and ``capital``; a city ``located in``);
+- zero-shot cosines between ``q`` and each ``h_i`` and ``t``, and the path length.
+
+The head projects ``q``, the steps and ``t`` to 128 dimensions, multiplies them elementwise
+(question x path, question x last step, question x answer type) and an MLP gives one score. It is
+trained listwise (softmax over every candidate path of a question, the gold relation path the
+target), so the score both picks the chain and says when to stop: a 1-hop prefix competes with
+its extensions. Weights are a ``.npz`` + ``config.json`` (about 1 MB) shipped in
+``graphhop/weights/kgqa``; ``graphhop train kgqa`` rebuilds them.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from graphhop.core import InputError
+from graphhop.kb.store import KGStore
+from graphhop.kb.verbalize import clean_relation
+from graphhop.kgqa.paths import RelPath
+
+__all__ = ["MAX_HOPS", "MAX_WORDS", "DEFAULT_WEIGHTS", "content_words", "PathBatch", "make_head", "PathScorer", "type_relations"]
+
+MAX_HOPS = 4
+MAX_WORDS = 12
+#: Words that carry no relation meaning (the wh-word and the entity placeholder are read from ``q``).
+FUNCTION_WORDS = frozenset("""x s a an the of in on at to for from by with and or not is was are were be been being do does
+did has have had can could will would should may might must what which who whom whose where when why how many much that
+this these those it its he she they his her their there as than then also any some all each every one ones me my i you
+your we our us name names list give tell show find please""".split())
+
+
+def content_words(text: str) -> list[str]:
+    """The question's words that may name a relation (function words and the ``X`` mask dropped)."""
+    words = [w for w in text.lower().split() if w.isalpha() and w not in FUNCTION_WORDS and len(w) > 2]
+    return list(dict.fromkeys(words))[:MAX_WORDS]
+DEFAULT_WEIGHTS = Path(str(resources.files("graphhop") / "weights" / "kgqa"))
+
+
+class PathBatch:
+    """Candidate paths as index arrays into a relation-vector table (what the head reads)."""
+
+    def __init__(self, steps: Sequence[Sequence[tuple[int, bool]]], types: Sequence[Sequence[int]]) -> None:
+        n = len(steps)
+        self.rel = np.zeros((n, MAX_HOPS), dtype=np.int64)
+        self.dirs = np.zeros((n, MAX_HOPS), dtype=np.int64)
+        self.mask = np.zeros((n, MAX_HOPS), dtype=np.float32)
+        self.length = np.zeros(n, dtype=np.int64)
+        for i, path in enumerate(steps):
+            for j, (r, fwd) in enumerate(path[:MAX_HOPS]):
+                self.rel[i, j], self.dirs[i, j], self.mask[i, j] = r, 0 if fwd else 1, 1.0
+            self.length[i] = min(len(path), MAX_HOPS)
+        flat = [list(t) or [0] for t in types]
+        self.type_idx = np.asarray([r for t in flat for r in t], dtype=np.int64)
+        self.type_off = np.cumsum([0] + [len(t) for t in flat[:-1]]).astype(np.int64)
+
+
+def make_head(dim: int = 384, width: int = 128):
+    """The torch module (built lazily: importing this file does not import torch)."""
+    import torch
+    from torch import nn
+
+    class PathHead(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.q = nn.Linear(dim, width)
+            self.h = nn.Linear(dim, width)
+            self.t = nn.Linear(dim, width)
+            self.pos = nn.Embedding(MAX_HOPS * 2, width)
+            self.mlp = nn.Sequential(nn.Linear(3 * width + 10 + MAX_HOPS, width), nn.ReLU(), nn.Linear(width, 1))
+
+        def forward(self, q, qidx, table, rel, dirs, mask, length, type_idx, type_off, wtab, widx, wmask):  # noqa: D401
+            """Scores of ``n`` paths; ``q`` holds one vector per question, ``qidx`` maps paths to
+            questions; ``wtab[widx]`` are each question's content words (``wmask`` marks real ones)."""
+            n = rel.shape[0]
+            rows = torch.arange(n, device=rel.device)
+            ht = self.h(table)  # relation names projected once: [R, width]
+            pos = torch.arange(MAX_HOPS, device=rel.device)[None, :] * 2 + dirs
+            h = torch.tanh(ht[rel] + self.pos(pos)) * mask[..., None]
+            last = h[rows, length - 1]
+            tv = nn.functional.embedding_bag(type_idx, table, type_off, mode="mean")
+            t = torch.tanh(self.t(tv))
+            qp = torch.tanh(self.q(q))[qidx]
+            qn = nn.functional.normalize(q, dim=-1)
+            cos = (qn @ nn.functional.normalize(table, dim=-1).T)[qidx[:, None], rel]
+            big = torch.full_like(cos, 9.0)
+            feats = [
+                (cos * mask).sum(1, keepdim=True) / length[:, None],
+                torch.where(mask > 0, cos, -big).max(1, keepdim=True).values,
+                torch.where(mask > 0, cos, big).min(1, keepdim=True).values,
+                cos[rows, length - 1][:, None],
+                (qn[qidx] * nn.functional.normalize(tv, dim=-1)).sum(-1, keepdim=True),
+                torch.ones((n, 1), device=rel.device),
+                *_coverage(nn.functional.normalize(wtab, dim=-1)[widx][qidx], wmask[qidx],
+                           nn.functional.normalize(table, dim=-1)[rel], mask, length),
+            ]
+            onehot = nn.functional.one_hot(length - 1, MAX_HOPS).float()
+            x = torch.cat([qp * h.sum(1), qp * last, qp * t, *feats, onehot], dim=-1)
+            return self.mlp(x).squeeze(-1)
+
+    def _coverage(words, wmask, hops, hmask, length):
+        """How well the path's relations cover the question's content words, and the reverse."""
+        cos = torch.einsum("nwd,nld->nwl", words, hops)  # [n, W, L]
+        big = 9.0
+        per_word = torch.where(hmask[:, None, :] > 0, cos, torch.full_like(cos, -big)).max(2).values  # [n, W]
+        nwords = wmask.sum(1).clamp(min=1)
+        qcov = (per_word * wmask).sum(1, keepdim=True) / nwords[:, None]
+        per_hop = torch.where(wmask[:, :, None] > 0, cos, torch.full_like(cos, -big)).max(1).values  # [n, L]
+        per_hop = torch.where(wmask.sum(1, keepdim=True) > 0, per_hop, torch.zeros_like(per_hop))
+        pcov = (per_hop * hmask).sum(1, keepdim=True) / length[:, None]
+        pmin = torch.where(hmask > 0, per_hop, torch.full_like(per_hop, big)).min(1, keepdim=True).values
+        plast = per_hop[torch.arange(per_hop.shape[0]), length - 1][:, None]
+        return [qcov, pcov, pmin, plast]
+
+    return PathHead()
+
+
+def type_relations(store: KGStore, ends: np.ndarray, sample: int = 20) -> list[int]:
+    """Relation ids around (the first ``sample`` of) ``ends``: the answer-type signature."""
+    nodes = ends[:sample]
+    if len(nodes) == 0:
+        return []
+    return sorted({r for r, _ in store.signed_relations(nodes)})
+
+
+class PathScorer:
+    """Scores relation paths against a question with the trained head (see the module docstring)."""
+
+    def __init__(self, head: Any, config: dict[str, Any], encoder: Any = None) -> None:
+        self.head = head.eval()
+        self.config = config
+        self._encoder = encoder
+        self._rel_cache: dict[int, tuple[KGStore, np.ndarray]] = {}
+        self._words: dict[str, np.ndarray] = {}
+
+    @classmethod
+    def load(cls, path: str | Path | None = None, encoder: Any = None) -> "PathScorer":
+        """The shipped weights (default) or a directory written by :meth:`save`."""
+        import torch
+
+        folder = Path(path) if path is not None else DEFAULT_WEIGHTS
+        if not (folder / "config.json").is_file() or not (folder / "head.npz").is_file():
+            raise InputError(f"{folder}: not a KGQA scorer (needs config.json and head.npz; `graphhop train kgqa` writes one)")
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        head = make_head(config.get("dim", 384), config.get("width", 128))
+        with np.load(folder / "head.npz") as arrays:
+            head.load_state_dict({k: torch.from_numpy(arrays[k]) for k in arrays.files})
+        return cls(head, config, encoder)
+
+    def save(self, folder: str | Path, extra: dict[str, Any] | None = None) -> None:
+        """Write ``head.npz`` + ``config.json`` into ``folder`` (which must exist)."""
+        folder = Path(folder)
+        arrays = {k: v.detach().cpu().numpy().astype(np.float32) for k, v in self.head.state_dict().items()}
+        np.savez(folder / "head.npz", **arrays)
+        (folder / "config.json").write_text(json.dumps({**self.config, **(extra or {})}, indent=2), encoding="utf-8")
+
+    @property
+    def encoder(self) -> Any:
+        if self._encoder is None:
+            from graphhop.models.encoder import load_encoder
+
+            self._encoder = load_encoder(None)
+        return self._encoder
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit MiniLM vectors of ``texts``."""
+        vecs = self.encoder.encode(list(texts), batch_size=128, convert_to_numpy=True, normalize_embeddings=True)
+        return np.asarray(vecs, dtype=np.float32).reshape(len(texts), -1)
+
+    def word_vectors(self, words: Sequence[str]) -> np.ndarray:
+        """Unit MiniLM vectors of single words, cached."""
+        missing = [w for w in dict.fromkeys(words) if w not in self._words]
+        if missing:
+            for w, v in zip(missing, self.encode(missing)):
+                self._words[w] = v
+        if not words:
+            return np.zeros((0, 384), dtype=np.float32)
+        return np.stack([self._words[w] for w in words])
+
+    def question_words(self, text: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(wtab, widx, wmask)`` of one masked question's content words (see :func:`content_words`)."""
+        words = content_words(text)
+        wtab = self.word_vectors(words) if words else np.zeros((1, 384), dtype=np.float32)
+        widx = np.zeros((1, MAX_WORDS), dtype=np.int64)
+        wmask = np.zeros((1, MAX_WORDS), dtype=np.float32)
+        widx[0, : len(words)] = np.arange(len(words))
+        wmask[0, : len(words)] = 1.0
+        return wtab, widx, wmask
+
+    def relation_vectors(self, store: KGStore) -> np.ndarray:
+        """One vector per relation of ``store`` (its cleaned name), cached per store."""
+        cached = self._rel_cache.get(id(store))
+        if cached is None or cached[0] is not store:
+            cached = (store, self.encode([clean_relation(r) for r in store.relations]))
+            self._rel_cache[id(store)] = cached
+        return cached[1]
+
+    def score_batch(self, q: np.ndarray, rel_table: np.ndarray, batch: PathBatch,
+                    words: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
+        """Raw scores of a :class:`PathBatch` for one question vector ``q`` and its words."""
+        import torch
+
+        n = len(batch.length)
+        if n == 0:
+            return np.zeros(0, dtype=np.float32)
+        t = lambda a: torch.from_numpy(np.ascontiguousarray(a))  # noqa: E731
+        with torch.no_grad():
+            out = self.head(t(q[None, :].astype(np.float32)), torch.zeros(n, dtype=torch.long), t(rel_table), t(batch.rel),
+                            t(batch.dirs), t(batch.mask), t(batch.length), t(batch.type_idx), t(batch.type_off),
+                            *(t(w) for w in words))
+        return out.numpy()
+
+    def score_paths(self, q: np.ndarray, store: KGStore, paths: Sequence[RelPath], text: str) -> np.ndarray:
+        """Scores of relation paths over ``store`` for the question vector ``q`` of masked ``text``."""
+        batch = PathBatch([p.steps for p in paths], [type_relations(store, p.ends) for p in paths])
+        return self.score_batch(q, self.relation_vectors(store), batch, self.question_words(text))

@@ -1,0 +1,77 @@
+"""Synthetic compositional questions over the training KBs (part of the scorer's training data).
+
+The benchmark questions come from few templates and few relations, so a head trained on them
+alone learns each dataset's hop count rather than *reading* the question. These questions are
+generated from random relation paths (1-4 steps) of the same training KBs, with every relation
+named in the question, inside out (``what is the currency of the located in of the born in of
+X``), forward steps as ``the r of ...`` / ``...'s r`` and backward steps as ``what r ...``. They
+teach the head that every step must be asked for and that the last one names the answer, which
+is what a user's KB with unseen relation names needs. Only the KBs of the train sets are used.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Sequence
+
+import numpy as np
+
+from graphhop.kb.store import KGStore
+from graphhop.kb.verbalize import clean_relation
+from graphhop.kgqa.link import tokens
+from graphhop.kgqa.scorer import MAX_HOPS, type_relations
+from graphhop.kgqa.train import PathExample, candidate_paths, is_selection
+
+__all__ = ["random_path", "verbalize", "synthetic_examples"]
+
+_FORWARD = ("the {r} of {d}", "{d} 's {r}", "the {r} of {d}")
+_BACKWARD = ("what {r} {d}", "the one whose {r} is {d}", "whatever {r} {d}")
+_ASK = ("what is {d}", "which is {d}", "{d}", "tell me {d}", "what was {d}")
+
+
+def random_path(store: KGStore, topic: int, hops: int, rng: random.Random, sample: int = 50) -> list[tuple[int, bool]] | None:
+    """A random signed relation path of ``hops`` steps from ``topic`` (no immediate step back)."""
+    cur = np.asarray([topic], dtype=np.int64)
+    steps: list[tuple[int, bool]] = []
+    for _ in range(hops):
+        options = [s for s in store.signed_relations(cur[:sample]) if not steps or s != (steps[-1][0], not steps[-1][1])]
+        if not options:
+            return None
+        rel, fwd = rng.choice(options)
+        _, reached = store.step(cur[:sample], rel, fwd)
+        cur = np.unique(reached)
+        steps.append((rel, fwd))
+    return steps
+
+
+def verbalize(store: KGStore, steps: Sequence[tuple[int, bool]], rng: random.Random) -> str:
+    """A question naming every relation of ``steps`` from the masked topic ``X``, as masked text."""
+    d = "X"
+    for rel, fwd in steps:
+        r = clean_relation(store.relations[rel]).lower()
+        d = rng.choice(_FORWARD if fwd else _BACKWARD).format(r=r, d=d)
+    words = tokens(rng.choice(_ASK).format(d=d))
+    return " ".join("X" if w == "x" else w for w in words)
+
+
+def synthetic_examples(store: KGStore, kb: str, n: int, rng: random.Random) -> list[PathExample]:
+    """``n`` synthetic training questions over ``store`` (hops 1-4, mostly 2-3)."""
+    out: list[PathExample] = []
+    degree = np.diff(store.out_ptr) + np.diff(store.in_ptr)
+    topics = np.flatnonzero(degree > 0)
+    tries = 0
+    while len(out) < n and tries < 20 * n:
+        tries += 1
+        topic = int(topics[rng.randrange(len(topics))])
+        hops = rng.choice((1, 2, 2, 3, 3, 4))
+        steps = random_path(store, topic, hops, rng)
+        if steps is None:
+            continue
+        text = verbalize(store, steps, rng)
+        cands = candidate_paths(store, [topic], steps, rng, min(MAX_HOPS, hops + 1))
+        gold = [i for i, p in enumerate(cands) if p.steps == tuple(steps)]
+        if not gold:
+            continue
+        out.append(PathExample(text, text, kb, [p.steps for p in cands], [type_relations(store, p.ends) for p in cands],
+                               gold, hops, is_selection(text)))
+    return out

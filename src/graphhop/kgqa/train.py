@@ -1,0 +1,377 @@
+"""Training the relation-path scorer on the shared train parts (``graphhop train kgqa``).
+
+Data: the *train* files of PathQuestion (PQ-2H/3H, PQL-2H, PQL-3H_more) and WorldCup2014
+(WC-P1/P2/C, each chain of a conjunction on its own), and the *fit* half of MetaQA dev (MetaQA has
+no train file here: :func:`metaqa_part` splits dev by an md5 of the question text; the other half
+is what ``eval-qa`` reports). Test files are never read. For every question the topic entity is
+linked and masked, its gold relation path is read from the data (MetaQA: from the question type),
+and negatives are enumerated over the whole KB: every extension of the gold prefixes plus a
+random sample of other paths, up to one hop longer than the gold path (so the head learns when
+to stop). One tenth of the questions (md5 of the text) is the *selection* split: it picks the
+epoch and the "no supported answer" threshold, and is never trained on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+
+from graphhop.core import QAExample
+from graphhop.kb.store import KGStore
+from graphhop.kb.verbalize import INVERSE_SUFFIX
+from graphhop.kgqa.link import EntityLinker, masked
+from graphhop.kgqa.paths import RelPath
+from graphhop.kgqa.scorer import MAX_HOPS, MAX_WORDS, PathBatch, content_words, type_relations
+
+__all__ = ["TRAIN_SETS", "metaqa_part", "is_selection", "gold_steps", "candidate_paths", "PathExample",
+           "examples_from_dataset", "Corpus", "build_corpus", "extend_corpus"]
+
+#: (dataset, split) pairs the shipped scorer is trained on; ``metaqa-*`` uses the fit half of dev.
+TRAIN_SETS = (("pq-2h", "train"), ("pq-3h", "train"), ("pql-2h", "train"), ("pql-3h-more", "train"),
+              ("wc-p1", "train"), ("wc-p2", "train"), ("wc-c", "train"),
+              ("metaqa-1h", "dev"), ("metaqa-2h", "dev"), ("metaqa-3h", "dev"))
+
+
+def _md5(text: str) -> int:
+    return int(hashlib.md5(text.encode("utf-8")).hexdigest(), 16)
+
+
+def metaqa_part(question: str) -> str:
+    """``fit`` or ``report``: the half of MetaQA dev a question belongs to (md5 of its text)."""
+    return "fit" if _md5(question) % 2 == 0 else "report"
+
+
+def is_selection(question: str) -> bool:
+    """Whether a training question is in the selection split (1 in 10, by md5 of its text)."""
+    return (_md5(question) >> 8) % 10 == 9
+
+
+def gold_steps(store: KGStore, path: Sequence[Sequence[str]]) -> tuple[tuple[int, bool], ...] | None:
+    """Signed store relations of a gold triple path (``r_inverse`` = ``r`` walked backward)."""
+    out = []
+    for _, r, _ in path:
+        fwd = True
+        if r.endswith(INVERSE_SUFFIX) and r[: -len(INVERSE_SUFFIX)] in store.relation_id:
+            r, fwd = r[: -len(INVERSE_SUFFIX)], False
+        if r not in store.relation_id:
+            return None
+        out.append((store.relation_id[r], fwd))
+    return tuple(out)
+
+
+def candidate_paths(store: KGStore, topic: Sequence[int], gold: Sequence[tuple[int, bool]], rng: random.Random,
+                    max_hops: int, beam: int = 6, max_nodes: int = 300, cap: int = 96) -> list[RelPath]:
+    """Training candidates: every 1-hop path, then the extensions of the gold prefix and of
+    ``beam - 1`` random other paths at each hop, up to ``max_hops``; at most ``cap`` (gold kept)."""
+    frontier = [RelPath((), [np.unique(np.asarray(topic, dtype=np.int64))])]
+    out: list[RelPath] = []
+    gold = tuple(gold)
+    for hop in range(max_hops):
+        new = []
+        for p in frontier:
+            cur = p.layers[-1][:max_nodes]
+            for rel, fwd in store.signed_relations(cur):
+                _, reached = store.step(cur, rel, fwd)
+                new.append(RelPath(p.steps + ((rel, fwd),), p.layers + [np.unique(reached)[:max_nodes]]))
+        out += new
+        on_gold = [p for p in new if p.steps == gold[: hop + 1]]
+        others = [p for p in new if p.steps != gold[: hop + 1]]
+        frontier = on_gold + rng.sample(others, min(len(others), beam - len(on_gold)))
+    if len(out) > cap:
+        keep = [p for p in out if p.steps == gold]
+        rest = [p for p in out if p.steps != gold]
+        out = keep + rng.sample(rest, cap - len(keep))
+    return out
+
+
+@dataclass
+class PathExample:
+    """One training question: masked text, its KB, candidate steps and types, and which are gold."""
+
+    question: str
+    masked: str
+    kb: str
+    steps: list[tuple[tuple[int, bool], ...]]
+    types: list[list[int]]
+    gold: list[int]
+    hops: int
+    selection: bool
+
+
+def _gold_chains(ex: QAExample, store: KGStore, family: str) -> list[tuple[str, tuple[tuple[int, bool], ...]]]:
+    """(topic entity, signed relation path) of each gold chain of ``ex``."""
+    if family == "metaqa":
+        from graphhop.datasets.kgqa import metaqa_relation_chain
+
+        chain = tuple((store.relation_id[r], fwd) for r, fwd in metaqa_relation_chain(ex.qtype) if r in store.relation_id)
+        return [(ex.topic_entities[0], chain)] if ex.topic_entities else []
+    out = []
+    for path in ex.gold_paths:
+        steps = gold_steps(store, path)
+        if steps and (path[0][0], steps) not in out:
+            out.append((path[0][0], steps))
+    return out
+
+
+def examples_from_dataset(name: str, split: str, store: KGStore, linker: EntityLinker, rng: random.Random,
+                          root: str | Path | None = None, limit: int | None = None) -> Iterator[PathExample]:
+    """Training examples of one dataset split (MetaQA: only its fit half), in file order."""
+    from graphhop.datasets.kgqa import DATASETS, load_dataset
+
+    family = DATASETS[name].family
+    data = load_dataset(name, split, root)
+    if family == "metaqa":
+        data = [ex for ex in data if metaqa_part(ex.question) == "fit"]
+    if limit is not None and len(data) > limit:
+        stride = len(data) / limit
+        data = [data[int(i * stride)] for i in range(limit)]
+    for ex in data:
+        mentions = linker.link(ex.question)
+        for topic, steps in _gold_chains(ex, store, family):
+            tid = store.entity_id.get(topic)
+            mention = [m for m in mentions if tid in m.entities]
+            if tid is None or not mention or not steps or len(steps) > MAX_HOPS:
+                continue
+            max_hops = min(MAX_HOPS, len(steps) + 1)
+            cands = candidate_paths(store, [tid], steps, rng, max_hops)
+            gold = [i for i, p in enumerate(cands) if p.steps == steps]
+            if not gold:
+                continue
+            yield PathExample(ex.question, masked(ex.question, mention), name, [p.steps for p in cands],
+                              [type_relations(store, p.ends) for p in cands], gold, len(steps),
+                              is_selection(ex.question))
+
+
+@dataclass
+class Corpus:
+    """Every training example, the question vectors, and one relation table over all KBs."""
+
+    examples: list[PathExample]
+    qvecs: np.ndarray
+    table: np.ndarray
+    offsets: dict[str, int]
+    wtab: np.ndarray | None = None
+    widx: np.ndarray | None = None
+    wmask: np.ndarray | None = None
+
+    def attach_words(self, scorer: Any) -> None:
+        """Encode each question's content words (:func:`graphhop.kgqa.scorer.content_words`)."""
+        words = [content_words(ex.masked) for ex in self.examples]
+        vocab = list(dict.fromkeys(w for ws in words for w in ws)) or ["none"]
+        pos = {w: i for i, w in enumerate(vocab)}
+        self.wtab = scorer.encode(vocab).astype(np.float32)
+        self.widx = np.zeros((len(words), MAX_WORDS), dtype=np.int64)
+        self.wmask = np.zeros((len(words), MAX_WORDS), dtype=np.float32)
+        for i, ws in enumerate(words):
+            self.widx[i, : len(ws)] = [pos[w] for w in ws]
+            self.wmask[i, : len(ws)] = 1.0
+
+    def batch(self, items: Sequence[int]) -> tuple[PathBatch, np.ndarray, list[tuple[int, int, list[int]]]]:
+        """A :class:`PathBatch` over the candidates of examples ``items`` (relation ids made
+        global), the row -> question index, and per example (first row, rows, gold rows)."""
+        steps, types, qidx, spans = [], [], [], []
+        for j, i in enumerate(items):
+            ex = self.examples[i]
+            off = self.offsets[ex.kb]
+            spans.append((len(steps), len(ex.steps), ex.gold))
+            steps += [tuple((r + off, f) for r, f in s) for s in ex.steps]
+            types += [[r + off for r in t] for t in ex.types]
+            qidx += [j] * len(ex.steps)
+        return PathBatch(steps, types), np.asarray(qidx, dtype=np.int64), spans
+
+
+def build_corpus(scorer: Any, sets: Sequence[tuple[str, str]] = TRAIN_SETS, root: str | Path | None = None,
+                 seed: int = 0, metaqa_limit: int | None = 4000, progress: bool = True,
+                 synthetic: int = 600) -> Corpus:
+    """Load the training sets, enumerate candidates, add ``synthetic`` generated questions per
+    training KB (:mod:`graphhop.kgqa.synthetic`), encode the masked questions and relation names."""
+    from graphhop.kgqa.synthetic import synthetic_examples
+
+    from tqdm.auto import tqdm
+
+    from graphhop.datasets.kgqa import DATASETS, kb_path
+    from graphhop.kb.loaders import iter_triples
+
+    rng = random.Random(seed)
+    stores: dict[str, KGStore] = {}
+    examples: list[PathExample] = []
+    t0 = time.perf_counter()
+    for name, split in sets:
+        kb = DATASETS[name].kb
+        if kb not in stores:
+            stores[kb] = KGStore.from_facts(iter_triples(kb_path(name, root)))
+        store = stores[kb]
+        linker = EntityLinker(store.entities)
+        limit = metaqa_limit if DATASETS[name].family == "metaqa" else None
+        rows = list(tqdm(examples_from_dataset(name, split, store, linker, rng, root, limit), desc=f"{name} {split}",
+                         disable=not progress, unit="q"))
+        for ex in rows:
+            ex.kb = kb
+        examples += rows
+    for kb, store in stores.items():
+        examples += synthetic_examples(store, kb, synthetic, rng)
+    offsets, tables, n = {}, [], 0
+    for kb, store in stores.items():
+        offsets[kb] = n
+        tables.append(scorer.relation_vectors(store))
+        n += len(store.relations)
+    texts = list(dict.fromkeys(ex.masked for ex in examples))
+    vec = dict(zip(texts, scorer.encode(texts)))
+    qvecs = np.stack([vec[ex.masked] for ex in examples]).astype(np.float32)
+    if progress:
+        print(f"corpus: {len(examples)} questions, {sum(len(e.steps) for e in examples)} candidate paths, "
+              f"{n} relations, {time.perf_counter() - t0:.0f}s")
+    corpus = Corpus(examples, qvecs, np.concatenate(tables).astype(np.float32), offsets)
+    corpus.attach_words(scorer)
+    return corpus
+
+
+def extend_corpus(corpus: Corpus, stores: dict[str, KGStore], scorer: Any, n: int, seed: int = 1) -> Corpus:
+    """``corpus`` plus ``n`` synthetic questions per KB of ``stores`` (keys as in ``corpus.offsets``)."""
+    from graphhop.kgqa.synthetic import synthetic_examples
+
+    rng = random.Random(seed)
+    new = [ex for kb, store in stores.items() for ex in synthetic_examples(store, kb, n, rng)]
+    texts = list(dict.fromkeys(ex.masked for ex in new))
+    vec = dict(zip(texts, scorer.encode(texts)))
+    qvecs = np.concatenate([corpus.qvecs, np.stack([vec[ex.masked] for ex in new]).astype(np.float32)])
+    out = Corpus(corpus.examples + new, qvecs, corpus.table, corpus.offsets)
+    out.attach_words(scorer)
+    return out
+
+
+def _scores(head: Any, corpus: Corpus, items: Sequence[int]) -> tuple[Any, list[tuple[int, int, list[int]]]]:
+    import torch
+
+    batch, qidx, spans = corpus.batch(items)
+    t = lambda a: torch.from_numpy(np.ascontiguousarray(a))  # noqa: E731
+    q = t(corpus.qvecs[list(items)])
+    out = head(q, t(qidx), t(corpus.table), t(batch.rel), t(batch.dirs), t(batch.mask), t(batch.length),
+               t(batch.type_idx), t(batch.type_off), t(corpus.wtab), t(corpus.widx[list(items)]), t(corpus.wmask[list(items)]))
+    return out, spans
+
+
+def _listwise_loss(out: Any, spans: list[tuple[int, int, list[int]]]) -> Any:
+    """Mean over questions of -log(sum of gold softmax probabilities among its candidates)."""
+    import torch
+
+    qid = torch.tensor([j for j, (_, n, _) in enumerate(spans) for _ in range(n)])
+    gold = torch.zeros(out.shape[0], dtype=torch.bool)
+    gold[[f + g for f, _, golds in spans for g in golds]] = True
+    neg = torch.full((len(spans),), -1e9)
+    peak = neg.scatter_reduce(0, qid, out.detach(), reduce="amax")
+    ex = torch.exp(out - peak[qid])
+    total = torch.zeros(len(spans)).index_add(0, qid, ex)
+    good = torch.zeros(len(spans)).index_add(0, qid, ex * gold)
+    return (torch.log(total) - torch.log(good + 1e-30)).mean()
+
+
+def evaluate_selection(head: Any, corpus: Corpus, items: Sequence[int], chunk: int = 256) -> tuple[float, np.ndarray, np.ndarray]:
+    """Top-1 gold-path accuracy on ``items``, with each question's top softmax probability and hit."""
+    import torch
+
+    probs, hits = [], []
+    head.eval()
+    with torch.no_grad():
+        for a in range(0, len(items), chunk):
+            out, spans = _scores(head, corpus, items[a : a + chunk])
+            for first, n, gold in spans:
+                p = torch.softmax(out[first : first + n], 0)
+                best = int(p.argmax())
+                probs.append(float(p[best]))
+                hits.append(best in gold)
+    hits_arr = np.asarray(hits, dtype=bool)
+    return float(hits_arr.mean()) if len(hits_arr) else 0.0, np.asarray(probs), hits_arr
+
+
+def choose_threshold(probs: np.ndarray, hits: np.ndarray) -> float:
+    """The answer-probability threshold that maximizes right minus wrong answers (abstaining = 0)."""
+    best_tau, best_gain = 0.0, -1e9
+    for tau in np.unique(np.concatenate([[0.0], probs])):
+        keep = probs >= tau
+        gain = int((hits & keep).sum()) - int((~hits & keep).sum())
+        if gain > best_gain:
+            best_tau, best_gain = float(tau), gain
+    return best_tau
+
+
+def fit(head: Any, corpus: Corpus, epochs: int = 8, lr: float = 2e-3, batch_questions: int = 64, seed: int = 0,
+        max_minutes: float | None = None, progress: bool = True, on_epoch: Any = None) -> dict[str, Any]:
+    """Listwise training (softmax over each question's candidates, gold paths the target); the
+    epoch with the best selection accuracy is kept (``on_epoch(head, epoch)`` is called after
+    each). Returns the training report."""
+    import torch
+
+    torch.manual_seed(seed)
+    rng = random.Random(seed)
+    train = [i for i, e in enumerate(corpus.examples) if not e.selection]
+    select = [i for i, e in enumerate(corpus.examples) if e.selection]
+    opt = torch.optim.AdamW(head.parameters(), lr=lr, weight_decay=1e-4)
+    best: tuple[float, dict[str, Any], int] = (-1.0, {}, -1)
+    t0 = time.perf_counter()
+    history = []
+    for epoch in range(epochs):
+        head.train()
+        rng.shuffle(train)
+        total = 0.0
+        for a in range(0, len(train), batch_questions):
+            out, spans = _scores(head, corpus, train[a : a + batch_questions])
+            loss = _listwise_loss(out, spans)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += float(loss.detach()) * len(spans)
+        acc, _, _ = evaluate_selection(head, corpus, select)
+        history.append({"epoch": epoch + 1, "loss": total / max(1, len(train)), "selection_acc": acc})
+        if progress:
+            print(f"epoch {epoch + 1}: loss {history[-1]['loss']:.4f}  selection top-1 path {acc:.4f}  "
+                  f"({time.perf_counter() - t0:.0f}s)", flush=True)
+        if acc > best[0]:
+            best = (acc, {k: v.detach().clone() for k, v in head.state_dict().items()}, epoch + 1)
+        if on_epoch is not None:
+            on_epoch(head, epoch + 1)
+        if max_minutes is not None and time.perf_counter() - t0 > 60 * max_minutes:
+            break
+    head.load_state_dict(best[1])
+    acc, probs, hits = evaluate_selection(head, corpus, select)
+    return {"best_epoch": best[2], "selection_acc": acc, "threshold": choose_threshold(probs, hits),
+            "history": history, "train_questions": len(train), "selection_questions": len(select),
+            "seconds": round(time.perf_counter() - t0, 1)}
+
+
+__all__ += ["evaluate_selection", "choose_threshold", "fit"]
+
+
+def train_scorer(out: str | Path, epochs: int = 4, lr: float = 2e-3, metaqa_limit: int | None = 3000, seed: int = 0,
+                 max_minutes: float | None = None, root: str | Path | None = None, overwrite: bool = False,
+                 progress: bool = True, synthetic: int = 600) -> dict[str, Any]:
+    """Build the corpus, train a fresh head, and write it (``head.npz`` + ``config.json``) atomically."""
+    from graphhop.index.manifest import atomic_dir
+    from graphhop.kgqa.scorer import PathScorer, make_head
+
+    out = Path(out)
+    if out.exists() and not overwrite:
+        from graphhop.core import InputError
+
+        raise InputError(f"{out}: already exists (use --overwrite to replace it)")
+    encoder_scorer = PathScorer(make_head(), {})
+    corpus = build_corpus(encoder_scorer, root=root, seed=seed, metaqa_limit=metaqa_limit, progress=progress,
+                          synthetic=synthetic)
+    head = make_head()
+    report = fit(head, corpus, epochs=epochs, lr=lr, seed=seed, max_minutes=max_minutes, progress=progress)
+    config = {"dim": 384, "width": 128, "threshold": report["threshold"], "encoder": "sentence-transformers/all-MiniLM-L6-v2",
+              "trained_on": [f"{n}:{s}" + (" (fit half)" if n.startswith("metaqa") else "") for n, s in TRAIN_SETS],
+              "metaqa_limit": metaqa_limit, "synthetic": synthetic, "seed": seed, "epochs": epochs, "lr": lr,
+              **{k: v for k, v in report.items() if k != "history"}}
+    with atomic_dir(out, overwrite=overwrite) as tmp:
+        PathScorer(head, config).save(tmp)
+    return report
+
+
+__all__ += ["train_scorer"]

@@ -1,0 +1,72 @@
+"""The ``kgqa`` pipeline in the registry: trained relation-path KGQA over the whole KB of a fact index.
+
+:class:`KGQAPipeline` wraps :class:`graphhop.kgqa.pipeline.KGQA` as a :class:`~graphhop.core.Stage`
+whose :meth:`~KGQAPipeline.ask` returns an :class:`~graphhop.pipeline.ask.AskResult`. The KB's
+triple store and the scorer load on first use (``reader``), once; a withheld answer ("no supported
+answer") has ``score`` None and the best partial chain as its support.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+from graphhop.core import InputError, Stage
+from graphhop.pipeline.ask import AskResult
+from graphhop.pipeline.registry import register
+
+__all__ = ["KGQAPipeline", "OPTIONS"]
+
+#: Options of the ``kgqa`` factory, with their defaults (``k`` and ``model`` are accepted and unused:
+#: it reads the whole KB, not retrieved facts).
+OPTIONS: dict[str, Any] = {"hops": 3, "beam": 10, "threshold": None, "weights": None, "k": None, "model": None,
+                           "reader": None}
+
+
+class KGQAPipeline(Stage):
+    """``kgqa``: link -> expand over the whole KB -> trained path scorer -> question-type operation."""
+
+    name = "kgqa"
+
+    def __init__(self, index: Any, hops: int = 3, beam: int = 10, threshold: Optional[float] = None,
+                 weights: Optional[str] = None) -> None:
+        if not 1 <= hops <= 4:
+            raise InputError(f"kgqa reads relation paths of 1..4 hops (got hops={hops})")
+        self.index, self.hops, self.beam, self.threshold, self.weights = index, hops, beam, threshold, weights
+        self._kgqa: Any = None
+
+    @property
+    def reader(self) -> Any:
+        """The :class:`graphhop.kgqa.pipeline.KGQA` (the KB's store and the scorer load on first use)."""
+        if self._kgqa is None:
+            from graphhop.kgqa.pipeline import KGQA
+
+            self._kgqa = KGQA.from_index(self.index, self.weights, max_hops=self.hops, beam=self.beam,
+                                         threshold=self.threshold)
+        return self._kgqa
+
+    def retrieve_graph(self, questions: Sequence[str]) -> list[Any]:
+        """The evidence graph (chains of the best relation paths) of each question."""
+        return [self.reader.ask(q)["graph"] for q in questions]
+
+    def ask(self, question: str, qtype: Optional[str] = None) -> AskResult:
+        """Answer one question (``qtype`` forces the question type)."""
+        out = self.reader.ask(question, qtype)
+        return AskResult(question=question, method=self.name, qtype=out["qtype"], answer=out["answer"],
+                         answers=list(out["answers"]), score=float(out["score"]) if out["supported"] else None,
+                         support=list(out["support"]), graph=out["graph"], support_graph=out["support_graph"],
+                         trace=out["trace"], timings=out["timings"])
+
+
+def _factory(index: Any, **options: Any) -> KGQAPipeline:
+    given = {k: v for k, v in options.items() if v is not None}
+    unknown = sorted(set(given) - set(OPTIONS))
+    if unknown:
+        raise InputError(f"pipeline 'kgqa' does not take option {unknown[0]!r} (it takes {', '.join(OPTIONS)})")
+    opts = {**OPTIONS, **given}
+    return KGQAPipeline(index, hops=int(opts["hops"]), beam=int(opts["beam"]), threshold=opts["threshold"],
+                        weights=opts["weights"])
+
+
+register("kgqa", _factory, kinds=("facts",),
+         help="Trained KGQA (default of ask on facts): relation paths over the whole KB scored by a shipped head; "
+              "support = the chain used; 'no supported answer' under its threshold.")

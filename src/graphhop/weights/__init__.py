@@ -1,0 +1,1 @@
+"""Model heads shipped with the package (package data)."""

@@ -1,0 +1,42 @@
+"""``graphhop eval-qa`` and ``graphhop ask`` (default kgqa) from the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from graphhop.cli import app
+
+REGRESSION = Path(__file__).resolve().parents[1] / "regression" / "kg_companies"
+
+
+def test_eval_qa_json_on_a_suite_folder() -> None:
+    result = CliRunner().invoke(app, ["eval-qa", str(REGRESSION), "--sample", "6", "--hops", "4", "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output.strip().splitlines()[-1])
+    assert out["n"] == 6 and out["of"] >= 30 and out["method"] == "kgqa"
+    assert set(out) >= {"dataset", "split", "n", "answer_hits1", "em", "support_recall", "right_reason", "abstained",
+                        "by_hops", "by_qtype"}
+    assert 0.0 <= out["answer_hits1"] <= 1.0 and out["right_reason"] <= out["answer_hits1"]
+
+
+def test_eval_qa_rejects_bad_input() -> None:
+    runner = CliRunner()
+    bad = runner.invoke(app, ["eval-qa", "no-such-dataset", "--json"])
+    assert bad.exit_code != 0 and "unknown dataset" in str(bad.exception)
+    assert runner.invoke(app, ["eval-qa", str(REGRESSION), "--sample", "0"]).exit_code != 0
+    assert runner.invoke(app, ["eval-qa", str(REGRESSION), "--method", "magic"]).exit_code != 0
+
+
+def test_ask_defaults_to_kgqa_on_a_fact_index(tmp_path: Path) -> None:
+    from graphhop.index.directory import build_index, documents_from_facts
+    from graphhop.kb.loaders import iter_triples
+
+    build_index(documents_from_facts(iter_triples(REGRESSION / "kb.tsv")), tmp_path / "idx", dense=None, progress=False)
+    result = CliRunner().invoke(app, ["ask", "Who designed the Vanta Phone?", "--index", str(tmp_path / "idx"), "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output.strip().splitlines()[-1])
+    assert out["method"] == "kgqa" and out["answer"] == "Caspar Threlk"
+    assert [n["facts"] for n in out["support_graph"]["nodes"] if n.get("facts")] == [[["Vanta Phone", "designed by", "Caspar Threlk"]]]

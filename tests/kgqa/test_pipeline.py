@@ -1,0 +1,78 @@
+"""The ``kgqa`` pipeline with the shipped scorer: support = the chain used, question types, refusals."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from graphhop.core import Fact
+from graphhop.kb.store import KGStore
+
+FACTS = [
+    ("Saltwind", "directed by", "Marta Velloso"), ("Harbor of Echoes", "directed by", "Marta Velloso"),
+    ("The Glass Orchard", "directed by", "Ivo Tamsin"), ("Marta Velloso", "born in", "Porto Lumen"),
+    ("Ivo Tamsin", "born in", "Kessel"), ("Porto Lumen", "located in", "Veldaria"), ("Kessel", "located in", "Ostmark"),
+    ("Veldaria", "currency", "lumen"), ("Ostmark", "currency", "ost crown"), ("Marta Velloso", "birth year", "1961"),
+    ("Ivo Tamsin", "birth year", "1954"), ("Saltwind", "release year", "1999"), ("Harbor of Echoes", "filmed in", "Porto Lumen"),
+    ("Nadia Quell", "starred in", "Saltwind"),
+]
+
+
+@pytest.fixture(scope="module")
+def kgqa():
+    from graphhop.kgqa.pipeline import KGQA
+
+    return KGQA(KGStore.from_facts(Fact(h, r, t, f"f{i}") for i, (h, r, t) in enumerate(FACTS)), max_hops=4)
+
+
+def _triples(result) -> set[tuple[str, str, str]]:
+    g = result["support_graph"]
+    return {tuple(f) for n, d in g.g.nodes(data=True) if n != g.root for f in d["facts"]}
+
+
+def test_support_is_exactly_the_chain_to_the_answer(kgqa) -> None:
+    res = kgqa.ask("Who directed Saltwind?")
+    assert res["answer"] == "Marta Velloso" and res["supported"] and res["qtype"] == "query"
+    assert res["support"] == ["f0"] and _triples(res) == {FACTS[0]}
+    assert res["trace"]["relation_path"] == ["directed by"]
+    assert set(res) >= {"question", "method", "qtype", "answer", "answers", "score", "supported", "support", "graph",
+                        "support_graph", "trace", "timings"}
+
+
+def test_count_counts_the_entities_the_chain_reaches(kgqa) -> None:
+    res = kgqa.ask("How many films did Marta Velloso direct?")
+    assert res["qtype"] == "count" and res["answer"] == "2"
+    assert sorted(res["trace"]["counted"]) == ["Harbor of Echoes", "Saltwind"]
+    assert _triples(res) == {FACTS[0], FACTS[1]}
+
+
+def test_comparison_compares_the_same_relation(kgqa) -> None:
+    res = kgqa.ask("Who was born earlier, the director of Saltwind or the director of The Glass Orchard?")
+    assert res["qtype"] == "comparison" and res["answer"] == "Ivo Tamsin"
+    assert res["trace"]["relation_path"] == ["birth year"]
+    assert {FACTS[9], FACTS[10], FACTS[0], FACTS[2]} <= _triples(res)
+
+
+def test_yes_no_checks_the_claim(kgqa) -> None:
+    yes = kgqa.ask("Was Saltwind directed by Marta Velloso?")
+    assert yes["qtype"] == "boolean" and yes["answer"] == "yes" and FACTS[0] in _triples(yes)
+    no = kgqa.ask("Was The Glass Orchard directed by Marta Velloso?")
+    assert no["answer"] == "no" and FACTS[2] in _triples(no)
+
+
+def test_no_entity_means_no_supported_answer(kgqa) -> None:
+    res = kgqa.ask("What is the airspeed of an unladen swallow?")
+    assert res["answer"] == "" and not res["supported"] and res["support"] == []
+    assert "no entity" in res["trace"]["reason"]
+    json.dumps({k: v for k, v in res.items() if k not in ("graph", "support_graph")})
+
+
+def test_threshold_withholds_the_answer_but_keeps_the_chain() -> None:
+    from graphhop.kgqa.pipeline import KGQA
+
+    strict = KGQA(KGStore.from_facts(Fact(h, r, t, f"f{i}") for i, (h, r, t) in enumerate(FACTS)), threshold=1.01)
+    res = strict.ask("Who directed Saltwind?")
+    assert res["answer"] == "" and not res["supported"]
+    assert res["support"] and "no supported answer" in res["trace"]["reason"]
+    assert res["trace"]["best_guess"]
