@@ -61,8 +61,9 @@ def step_accuracy(run: Path, records: list[dict], cache_dir: Path) -> dict[int, 
                 code = q
                 for i in path:
                     code = dm.update(code, cands[:, i])
+                scalar = [torch.tensor([bool(path)])] if getattr(dm, "scalar_after_first", False) else []
                 probs = torch.sigmoid(dm.logits(code, q, cands, False, torch.from_numpy(feats).unsqueeze(0)
-                                                if dm.matcher.n_pair else None)[0]).numpy()
+                                                if dm.matcher.n_pair else None, *scalar)[0]).numpy()
             a = acc[len(path) + 1]
             a["n"] += 1
             for name, scores in (("matcher@1", probs), ("last-node cos@1", feats[:, 1]),
