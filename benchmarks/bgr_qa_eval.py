@@ -79,7 +79,7 @@ def run(name: str, data_dir: Path, bgr_dir: Path, cache_dir: Path, limit: int, m
             if method == "gold":
                 g = ex.gold
             else:
-                g = method_graph(method, ex, ret, bm25, lambda t: cache.encode(t), shapes, chains)
+                g = method_graph(method, ex, ret, bm25, shapes, chains)
             graphs.append(g)
             ids = list(g.evidence_ids)
             facts = dict(zip(ex.pool.ids, ex.pool.facts))

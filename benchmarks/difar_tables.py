@@ -31,19 +31,20 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Sequence
 
-from graphhop.core import QAExample, Ranking
+from graphhop.core import QAExample, Ranking, Stage
 from graphhop.datasets.kgqa import DATASETS, kb_path, load_dataset, metaqa_gold_paths
 from graphhop.evaluation import dataset_index, evaluate_rankings, fact_qrels
 from graphhop.index.dense import DenseOptions
 from graphhop.metrics.ranking import per_query_metrics
 from graphhop.retrieve import make_retriever
-from graphhop.retrieve.rerank import CrossEncoderReranker, RerankedRetriever
+from graphhop.pipeline.ops import Rerank
+from graphhop.retrieve.rerank import CrossEncoderReranker
 
 ALL = ["pq-2h", "pq-3h", "pql-2h", "pql-3h", "wc-p1", "wc-p2", "wc-c", "metaqa-1h", "metaqa-2h", "metaqa-3h"]
 SHORT = {"pathquestion": "PQ", "wc2014": "WC", "metaqa": "MetaQA"}
 
 
-class Cached:
+class Cached(Stage):
     """A retriever replaying precomputed rankings (so every reranker sees the same first stage)."""
 
     def __init__(self, rankings: dict[str, Ranking], name: str) -> None:
@@ -177,7 +178,7 @@ def main() -> None:
                 stages.append(("sup.", "DiFaR (sup.)"))
             for tag, first_label in stages:
                 ranks, secs = firsts[first_label]
-                rr = RerankedRetriever(Cached(ranks, first_label), reranker, rerank_k=args.rerank_k)
+                rr = Rerank(Cached(ranks, first_label), reranker, depth=args.rerank_k)
                 before = reranker.seconds
                 out: dict[str, Ranking] = {}
                 for i in range(0, len(exs), 32):

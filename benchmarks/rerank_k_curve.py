@@ -21,7 +21,8 @@ from graphhop.datasets.kgqa import kb_path
 from graphhop.evaluation import dataset_index, evaluate_rankings
 from graphhop.index.dense import DenseOptions
 from graphhop.retrieve import make_retriever
-from graphhop.retrieve.rerank import CrossEncoderReranker, RerankedRetriever
+from graphhop.pipeline.ops import Rerank
+from graphhop.retrieve.rerank import CrossEncoderReranker
 
 
 def main() -> None:
@@ -60,7 +61,7 @@ def main() -> None:
     reranker.score("warm up", ["warm up"])
     for k in [int(x) for x in args.ks.split(",")]:
         reranker.seconds, reranker.pairs_scored = 0.0, 0
-        rr = RerankedRetriever(Cached(first, "dense"), reranker, rerank_k=k)
+        rr = Rerank(Cached(first, "dense"), reranker, depth=k)
         out = {}
         for i in range(0, len(exs), 16):
             batch = exs[i : i + 16]

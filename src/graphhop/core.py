@@ -154,10 +154,17 @@ class Reader(Protocol):
 
 
 class Stage:
-    """A step of a pipeline (a retriever, reranker, graph retriever, reader, or a whole pipeline).
+    """A step of a pipeline (a retriever, reranker, graph builder, reader, or a whole pipeline).
 
-    A stage implements the protocol methods it supports; the others say so in one line. Pipelines
-    are stages too, so they compose and can be compared in one experiment.
+    A stage implements the protocol methods it supports (:meth:`search`, :meth:`rerank`,
+    :meth:`graphs`, :meth:`retrieve_graph`, :meth:`read`); the others say so in one line.
+    Stages compose (PyTerrier's idea; :mod:`graphhop.pipeline.ops`):
+
+    - ``a >> b`` *then*: ``b`` reranks ``a``'s ranking, builds graphs over it, or reads ``a``'s graphs;
+    - ``a | b`` *union* and ``a & b`` *intersection* of rankings or of evidence graphs;
+    - ``a + b`` reciprocal-rank *fusion*; ``a % k`` keeps ``a``'s top ``k``.
+
+    A composition is a stage too, so pipelines compose and are compared in one experiment.
     """
 
     #: The stage's name in tables and traces.
@@ -166,10 +173,56 @@ class Stage:
     def _unsupported(self, what: str) -> GraphhopError:
         return GraphhopError(f"{self.name or type(self).__name__}: this stage does not {what}")
 
+    def can(self, method: str) -> bool:
+        """Whether this stage implements ``method`` (``search``, ``rerank``, ``graphs``, ``retrieve_graph``, ``read``)."""
+        own = getattr(type(self), method, None)
+        return own is not None and own is not getattr(Stage, method, None) and self._can(method)
+
+    def _can(self, method: str) -> bool:
+        """Compositions narrow :meth:`can` by what their parts can do."""
+        return True
+
     def search(self, queries: Sequence[str], k: int = 10) -> list[Ranking]:
         """:class:`Retriever`: one ranking of at most ``k`` hits per query."""
         raise self._unsupported("rank evidence (search)")
 
+    def rerank(self, queries: Sequence[str], rankings: Sequence[Ranking], k: int = 10) -> list[Ranking]:
+        """:class:`Reranker`: re-score each ranking's hits, keep the top ``k``."""
+        raise self._unsupported("rerank")
+
+    def graphs(self, questions: Sequence[str], rankings: Sequence[Ranking]) -> list["EvidenceGraph"]:
+        """A graph builder: one evidence graph per question over its candidate ranking."""
+        raise self._unsupported("build evidence graphs over candidates (graphs)")
+
     def retrieve_graph(self, questions: Sequence[str]) -> list["EvidenceGraph"]:
         """:class:`GraphRetriever` over a batch: one evidence graph per question."""
         raise self._unsupported("build evidence graphs (retrieve_graph)")
+
+    def read(self, question: str, graph: "EvidenceGraph", qtype: str | None = None) -> object:
+        """A reader: the answer of ``question`` from ``graph`` (an operation result with answer, answers, trace)."""
+        raise self._unsupported("read answers (read)")
+
+    def __rshift__(self, other: "Stage") -> "Stage":
+        from graphhop.pipeline.ops import then
+
+        return then(self, other)
+
+    def __or__(self, other: "Stage") -> "Stage":
+        from graphhop.pipeline.ops import Union
+
+        return Union(self, other)
+
+    def __and__(self, other: "Stage") -> "Stage":
+        from graphhop.pipeline.ops import Intersect
+
+        return Intersect(self, other)
+
+    def __add__(self, other: "Stage") -> "Stage":
+        from graphhop.pipeline.ops import Fuse
+
+        return Fuse([self, other])
+
+    def __mod__(self, k: int) -> "Stage":
+        from graphhop.pipeline.ops import Cutoff
+
+        return Cutoff(self, k)

@@ -64,7 +64,7 @@ def test_bm25_pipeline_asks_without_loading_dense(demo) -> None:
     hits = pipe.search(["Who painted the Mona Lisa?"], k=3)[0]
     assert hits[0].fact is not None and hits[0].text == "Mona Lisa [SEP] painted by [SEP] Leonardo da Vinci"
     assert hits[0].to_json()["head"] == "Mona Lisa"
-    assert pipe._reader is None  # retrieval alone never loads the reader
+    assert not pipe.reader_stage.loaded  # retrieval alone never loads the reader
 
 
 def test_ask_result_json(demo) -> None:

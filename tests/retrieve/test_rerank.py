@@ -1,4 +1,4 @@
-"""DiFaR² reranking mechanics: RerankedRetriever composition and CrossEncoderReranker scoring."""
+"""DiFaR² reranking mechanics: ``first >> reranker`` composition and CrossEncoderReranker scoring."""
 
 from __future__ import annotations
 
@@ -6,11 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from graphhop.core import Hit, Reranker, Retriever
-from graphhop.retrieve.rerank import CrossEncoderReranker, RerankedRetriever, load_sequence_classifier, score_pairs
+from graphhop.core import GraphhopError, Hit, Reranker, Retriever, Stage
+from graphhop.pipeline.ops import Rerank
+from graphhop.retrieve.rerank import CrossEncoderReranker, load_sequence_classifier, score_pairs
 
 
-class FixedRetriever:
+class FixedRetriever(Stage):
     """Returns the same ranking d0..d(n-1) with decreasing scores for every query."""
 
     name = "fixed"
@@ -24,7 +25,7 @@ class FixedRetriever:
         return [[Hit(f"d{i}", float(self.n - i)) for i in range(min(k, self.n))] for _ in queries]
 
 
-class ReverseReranker:
+class ReverseReranker(Stage):
     """Scores a hit by its position: the last hit of each ranking becomes the first."""
 
     def __init__(self) -> None:
@@ -37,8 +38,8 @@ class ReverseReranker:
 
 def test_reranked_retriever_reranks_only_the_top_k():
     first, rr = FixedRetriever(8), ReverseReranker()
-    retriever = RerankedRetriever(first, rr, rerank_k=4)
-    assert isinstance(retriever, Retriever)
+    retriever = first % 4 >> rr
+    assert isinstance(retriever, Retriever) and isinstance(retriever, Rerank) and retriever.depth == 4
     out = retriever.search(["q1", "q2"], k=3)
     assert first.calls == [4] and rr.seen == [4, 4]
     assert [h.id for h in out[0]] == ["d3", "d2", "d1"]
@@ -46,14 +47,14 @@ def test_reranked_retriever_reranks_only_the_top_k():
 
 
 def test_reranked_retriever_keeps_first_stage_tail_below_reranked_hits():
-    retriever = RerankedRetriever(FixedRetriever(8), ReverseReranker(), rerank_k=3)
+    retriever = Rerank(FixedRetriever(8), ReverseReranker(), depth=3)
     (ranking,) = retriever.search(["q"], k=6)
     assert [h.id for h in ranking] == ["d2", "d1", "d0", "d3", "d4", "d5"]
     scores = [h.score for h in ranking]
     assert scores == sorted(scores, reverse=True)
     assert retriever.search([], k=5) == []
-    with pytest.raises(ValueError):
-        RerankedRetriever(FixedRetriever(), ReverseReranker(), rerank_k=0)
+    with pytest.raises(GraphhopError):
+        FixedRetriever() % 0
 
 
 @pytest.fixture(scope="module")
@@ -114,14 +115,14 @@ def test_save_load_gives_identical_scores(tiny_ce, tmp_path):
 
 
 def test_wired_like_the_cli_over_a_knowledge_index(tiny_ce, tmp_path):
-    """``RerankedRetriever(retriever, CrossEncoderReranker(model_dir, index), rerank_k=K)``."""
+    """``retriever >> CrossEncoderReranker(model_dir, index, depth=K)``."""
     from graphhop.core import Fact
     from graphhop.index.directory import build_index, documents_from_facts
     from graphhop.retrieve import make_retriever
 
     facts = [Fact(*t.split(" [SEP] "), id=str(i)) for i, t in enumerate(DOCS.values())]
     index = build_index(documents_from_facts(facts), tmp_path / "idx", dense=None, progress=False)
-    retriever = RerankedRetriever(make_retriever(index, "bm25"), CrossEncoderReranker(str(tiny_ce), index), rerank_k=3)
+    retriever = make_retriever(index, "bm25") >> CrossEncoderReranker(str(tiny_ce), index, depth=3)
     query = "who directed top gun in english 1986 scott"
     (ranking,) = retriever.search([query], k=4)
     first = make_retriever(index, "bm25").search([query], k=4)[0]

@@ -4,7 +4,8 @@ from graphhop.core import Fact, Hit, Retriever
 from graphhop.index.dense import DenseOptions
 from graphhop.index.directory import build_index, documents_from_facts
 from graphhop.retrieve import make_retriever
-from graphhop.retrieve.hybrid import HybridRetriever, rrf
+from graphhop.core import GraphhopError
+from graphhop.pipeline.ops import Fuse, rrf
 
 FACTS = [
     Fact("Mona_Lisa", "painted_by", "Leonardo_da_Vinci", "f0"),
@@ -52,6 +53,6 @@ def test_rrf_hand_computed():
     assert [h.id for h in tie] == ["p", "q"]
 
 
-def test_hybrid_needs_two():
-    with pytest.raises(ValueError):
-        HybridRetriever([object()])
+def test_fusion_needs_two():
+    with pytest.raises(GraphhopError):
+        Fuse([])

@@ -125,3 +125,21 @@ def test_embedding_cache_merges_concurrent_saves(tmp_path):
     c3 = EmbeddingCache(tmp_path)
     assert sorted(c3._vec) == ["a", "b"] and c3.encode(["a"]).tolist() == [[1.0, 1.0, 1.0]]
     assert [p.name for p in tmp_path.iterdir()] == [c3.path.name]  # no temp files left
+
+
+def test_pool_baselines_run_the_index_code_over_the_pool():
+    """dense and mdr over a pool are the index retrievers over the pool as a MemoryIndex."""
+    from graphhop.models.encoder import load_encoder
+    from graphhop.train.bgr import method_graph
+
+    texts = ["Mona Lisa was painted by Leonardo da Vinci.", "Leonardo da Vinci was born in Vinci.",
+             "The Starry Night was painted by Vincent van Gogh.", "Vinci is in Italy."]
+    enc = load_encoder(None)
+    vecs = np.asarray(enc.encode(["who painted the mona lisa"] + texts, normalize_embeddings=True), dtype=np.float32)
+    gold = EvidenceGraph("who painted the mona lisa")
+    gold.add_evidence("e0", texts[0])
+    gold.add_edge(ROOT, "e0")
+    ex = BGRExample("x", gold.question, "who painted the mona lisa",
+                    CandidatePool(["e0", "e1", "e2", "e3"], texts, vecs[1:]), vecs[0], gold, 1, "chain")
+    assert method_graph("dense", ex).evidence_ids == ["e0"]
+    assert method_graph("mdr", ex).evidence_ids == ["e0"]

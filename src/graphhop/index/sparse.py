@@ -122,12 +122,15 @@ class SparseIndex:
 
     @classmethod
     def build(
-        cls, path: str | Path, docs: Iterable[tuple[str, str]], options: SparseOptions = SparseOptions()
+        cls, path: str | Path | None, docs: Iterable[tuple[str, str]], options: SparseOptions = SparseOptions()
     ) -> "SparseIndex":
-        """Index ``(title, text)`` pairs; the i-th pair is document ``i``. ``path`` must be empty."""
-        path = Path(path)
-        path.mkdir(parents=True, exist_ok=True)
-        index = tantivy.Index(cls._schema_for(options), path=str(path))
+        """Index ``(title, text)`` pairs; the i-th pair is document ``i``. ``path`` must be empty
+        (``None``: the index lives in memory, as a candidate pool's does)."""
+        if path is None:
+            index = tantivy.Index(cls._schema_for(options))
+        else:
+            Path(path).mkdir(parents=True, exist_ok=True)
+            index = tantivy.Index(cls._schema_for(options), path=str(path))
         index.register_tokenizer(_TEXT, _analyzer(True, options.stem, options.tokenizer))
         index.register_tokenizer(_TITLE, _analyzer(False, options.stem, options.tokenizer))
         prep = _prepare(options)

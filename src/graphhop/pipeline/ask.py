@@ -1,11 +1,10 @@
 """Answering questions: evidence graph -> question-type operation -> answer, as one stage.
 
-:class:`AskPipeline` is what :func:`graphhop.pipeline.registry.build_pipeline` returns for the
-built-in methods: ``graphs`` builds each question's evidence graph (e.g. hop-wise retrieval,
-:func:`graphhop.read.facts.retrieve_evidence`, or BGR), the question type is detected
-(:func:`graphhop.read.ops.detect_qtype`) and the type's operation runs with the fact reader
-(``span_model``: a span reader answers plain queries). :meth:`AskPipeline.ask` returns an
-:class:`AskResult`.
+:class:`AskPipeline` (``graphs >> reader``) is what :func:`graphhop.pipeline.registry.build_pipeline`
+returns for the built-in methods: a graph stage builds each question's evidence graph (hop-wise
+retrieval, :class:`graphhop.pipeline.stages.HopGraphs`, or BGR), the question type is detected
+(:func:`graphhop.read.ops.detect_qtype`) and the type's operation runs with the fact reader.
+:meth:`AskPipeline.ask` returns an :class:`AskResult`.
 """
 
 from __future__ import annotations
@@ -13,9 +12,9 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
-from graphhop.core import Ranking, Retriever, Stage
+from graphhop.core import Ranking, Stage
 
 if TYPE_CHECKING:  # pragma: no cover
     from graphhop.graph import EvidenceGraph
@@ -57,69 +56,43 @@ class AskResult:
 
 
 class AskPipeline(Stage):
-    """Evidence graphs from ``graphs`` (one per question) -> question type -> operation -> :class:`AskResult`.
+    """``graph_stage >> reader``: evidence graphs -> question type -> operation -> :class:`AskResult`.
 
-    ``retriever`` (when the method ranks evidence) answers :meth:`search`. The reader loads on the
-    first :meth:`ask` (so retrieval-only use never loads it); ``reader_model`` is a trained
-    cross-encoder dir (default: the MiniLM bi-encoder), ``hops`` the longest chain it reads.
+    ``graph_stage`` builds one evidence graph per question (``retrieve_graph``) and ranks evidence
+    (``search``); ``reader`` is a :class:`~graphhop.pipeline.stages.ReaderStage` (its models load on
+    the first :meth:`ask`, so retrieval-only use never loads them).
     """
 
-    def __init__(self, method: str, graphs: Callable[[list[str]], list["EvidenceGraph"]],
-                 retriever: Optional[Retriever] = None, hops: int = 3, reader_model: Optional[str] = None,
-                 span_model: Optional[str] = None, reader: Any = None) -> None:
-        self.name = method
-        self.graphs, self.retriever, self.hops = graphs, retriever, hops
-        self.reader_model, self.span_model = reader_model, span_model
-        self._reader, self._span_reader = reader, None
+    def __init__(self, name: str, graph_stage: Stage, reader: Stage) -> None:
+        self.name, self.graph_stage, self.reader_stage = name, graph_stage, reader
 
     @property
     def reader(self) -> Any:
-        """The :class:`~graphhop.read.ops.OperationReader` (loaded on first use)."""
-        if self._reader is None:
-            from graphhop.read.facts import FactReader
-            from graphhop.read.ops import OperationReader
-
-            self._reader = OperationReader(FactReader.from_model(self.reader_model, max_hops=self.hops))
-            if self.span_model is not None:
-                from graphhop.read.span import SpanReader
-
-                self._span_reader = SpanReader.load(str(self.span_model))
-        return self._reader
+        """The loaded reader (loads it now; ``graphhop ask`` does so to time setup apart)."""
+        load = getattr(self.reader_stage, "load", None)
+        return load() if load is not None else self.reader_stage
 
     def search(self, queries: Sequence[str], k: int = 10) -> list[Ranking]:
-        """The method's ranking (the first stage of its graphs)."""
-        if self.retriever is None:
-            return super().search(queries, k)
-        return self.retriever.search(queries, k)
+        """The method's ranking (its first stage's, for hop-wise graphs)."""
+        return self.graph_stage.search(queries, k)
 
     def retrieve_graph(self, questions: Sequence[str]) -> list["EvidenceGraph"]:
         """One evidence graph per question."""
-        return self.graphs(list(questions))
+        return self.graph_stage.retrieve_graph(list(questions))
 
     def ask(self, question: str, qtype: Optional[str] = None) -> AskResult:
         """Answer one question (``qtype`` forces the question type)."""
         t0 = time.perf_counter()
-        reader = self.reader
+        _ = self.reader
         timings = {"load_s": time.perf_counter() - t0}
         t1 = time.perf_counter()
         graph = self.retrieve_graph([question])[0]
         timings["retrieve_s"] = time.perf_counter() - t1
-        timings["read_s"], result = _read(question, graph, reader, self._span_reader, qtype)
+        t2 = time.perf_counter()
+        result = self.reader_stage.read(question, graph, qtype)
+        timings["read_s"] = time.perf_counter() - t2
         timings["total_s"] = time.perf_counter() - t0
         return _result(question, self.name, graph, result, timings)
-
-
-def _read(question: str, graph: "EvidenceGraph", reader: Any, span_reader: Any, qtype: Optional[str]) -> tuple[float, Any]:
-    from graphhop.read.ops import OperationResult, detect_qtype
-
-    t0 = time.perf_counter()
-    kind = qtype or detect_qtype(question)
-    if span_reader is not None and kind == "query":
-        span = span_reader.answer(question, graph)
-        result = OperationResult("query", span, [span.text], {"reader": "span"})
-    else:
-        result = reader.run(question, graph, qtype=kind)
-    return time.perf_counter() - t0, result
 
 
 def _result(question: str, method: str, graph: "EvidenceGraph", result: Any, timings: dict[str, float]) -> AskResult:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
-from graphhop.core import Hit, InputError, Ranking, Retriever, Stage
+from graphhop.core import InputError, Ranking, Stage
 
 if TYPE_CHECKING:  # pragma: no cover
     from graphhop.graph import EvidenceGraph
@@ -16,23 +16,23 @@ __all__ = ["BGRGraphs", "ask_bgr"]
 
 
 class BGRGraphs(Stage):
-    """Graph-hop retrieval (BGR): ``first_stage`` top-``top_n`` candidates -> the model's evidence graph.
+    """Graph-hop retrieval (BGR) as a graph builder: ``first_stage % top_n >> BGRGraphs(model)``.
 
-    ``mode``: forward, backward or bidirectional (the merge rule from the model card). The model and
-    its encoder load once, here.
+    Over each question's candidates the trained model walks forward, backward, or both
+    (``mode="bidirectional"``: the merge rule from the model card). ``docs`` looks up a candidate's
+    text and fact when its hit carries none. The model and its encoder load once, here.
     """
 
     name = "bgr"
 
-    def __init__(self, model: str | Path, first_stage: Retriever | None = None, docs: Any = None, top_n: int = 25,
-                 mode: str = "bidirectional") -> None:
+    def __init__(self, model: str | Path, docs: Any = None, top_n: int = 25, mode: str = "bidirectional") -> None:
         from graphhop.models.encoder import load_encoder
         from graphhop.retrieve.graphhop import BGRRetriever, load_model
 
         bgr, _ = load_model(model)
         self.encoder = load_encoder(None if bgr.cfg.encoder == "sentence-transformers/all-MiniLM-L6-v2" else bgr.cfg.encoder)
         self.retriever = BGRRetriever(bgr, encode=self.encode, mode=mode)
-        self.first_stage, self.docs, self.top_n = first_stage, docs, top_n
+        self.docs, self.depth = docs, top_n
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Unit-length float32 vectors of ``texts`` (the model's encoder)."""
@@ -48,24 +48,14 @@ class BGRGraphs(Stage):
         vecs = self.encode([normalize_question(question)] + texts)
         return self.retriever.retrieve_pool(question, CandidatePool(ids, texts, vecs[1:], facts), vecs[0])
 
-    def retrieve_graph(self, questions: Sequence[str]) -> list["EvidenceGraph"]:
-        """One graph per question over the first stage's top ``top_n`` documents."""
-        if self.first_stage is None or self.docs is None:
-            raise InputError("BGR over an index needs a first stage and the index's documents")
+    def graphs(self, questions: Sequence[str], rankings: Sequence[Ranking]) -> list["EvidenceGraph"]:
+        """One graph per question over its candidate ranking."""
         out = []
-        for question, hits in zip(questions, self.first_stage.search(list(questions), self.top_n)):
-            docs = [self.docs[h.id] for h in hits]
-            facts = [[list(d.fact.triple)] if getattr(d, "fact", None) is not None else [] for d in docs]
-            out.append(self.graph_over(question, [d.id for d in docs], [d.text for d in docs], facts))
+        for question, hits in zip(questions, rankings):
+            hits = [h if h.text or self.docs is None else self.docs[h.id].hit(h.score) for h in hits]
+            facts = [[list(h.fact.triple)] if h.fact is not None else [] for h in hits]
+            out.append(self.graph_over(question, [h.id for h in hits], [h.text for h in hits], facts))
         return out
-
-    def search(self, queries: Sequence[str], k: int = 10) -> list[Ranking]:
-        """The evidence of each question's graph as a ranking (node score, best first)."""
-        rankings = []
-        for graph in self.retrieve_graph(queries):
-            hits = [Hit(n, float(graph.g.nodes[n].get("score", 0.0))) for n in graph.evidence_ids]
-            rankings.append(sorted(hits, key=lambda h: -h.score)[:k])
-        return rankings
 
 
 def _evidence_lists(evidence: Sequence[str | dict[str, Any]]) -> tuple[list[str], list[str], list[list[list[str]]]]:
@@ -105,4 +95,5 @@ def ask_bgr(
     from graphhop.retrieve import make_retriever
 
     kidx = KnowledgeIndex.open(index)
-    return BGRGraphs(model, make_retriever(kidx, first_stage), kidx.docs, top_n, mode).retrieve_graph([question])[0]
+    pipe = make_retriever(kidx, first_stage) >> BGRGraphs(model, kidx.docs, top_n, mode)
+    return pipe.retrieve_graph([question])[0]

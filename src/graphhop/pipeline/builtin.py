@@ -12,7 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from graphhop.core import InputError
+from graphhop.pipeline import stages as S
 from graphhop.pipeline.ask import AskPipeline
+from graphhop.pipeline.ops import as_stage
 from graphhop.pipeline.registry import register
 
 __all__ = ["COMMON_OPTIONS"]
@@ -32,17 +34,17 @@ def _options(name: str, options: dict[str, Any], own: dict[str, Any]) -> dict[st
 
 
 def _hop_pipeline(name: str, index: Any, retriever: Any, opts: dict[str, Any]) -> AskPipeline:
-    """``retriever`` at every hop (:func:`graphhop.read.facts.retrieve_evidence`) -> the fact reader."""
-    from graphhop.read.facts import retrieve_evidence
+    """``retriever >> hops >> reader``: the retriever at every hop, then the fact reader."""
+    graphs = as_stage(retriever) >> S.hops(index, k=opts["k"], max_hops=opts["hops"])
+    return AskPipeline(name, graphs, _reader(opts))
 
-    def graphs(questions: list[str]) -> list:
-        return retrieve_evidence(retriever, index.docs, questions, k=opts["k"], hops=opts["hops"])
 
-    return AskPipeline(name, graphs, retriever, hops=opts["hops"], reader_model=opts["reader_model"],
-                       span_model=opts["span_model"], reader=opts["reader"])
+def _reader(opts: dict[str, Any]) -> Any:
+    return S.reader(opts["reader_model"], opts["hops"], opts["span_model"], opts["reader"])
 
 
 def _first_stage(method: str):
+    """The factory of ``retriever >> hops >> reader`` for a first-stage method of :func:`graphhop.retrieve.make_retriever`."""
     def factory(index: Any, **options: Any) -> AskPipeline:
         from graphhop.retrieve import make_retriever
 
@@ -53,41 +55,25 @@ def _first_stage(method: str):
 
 
 def _difar2(index: Any, **options: Any) -> AskPipeline:
-    from graphhop.retrieve import make_retriever
-    from graphhop.retrieve.rerank import with_rerank
-
     opts = _options("difar2", options, {"reranker": None, "rerank_k": 50})
     if opts["reranker"] is None:
         raise InputError("difar2 needs --reranker DIR (option reranker=DIR: a model from `graphhop train reranker`): "
                          "an untrained cross-encoder head would rank at random")
-    retriever = with_rerank(make_retriever(index, "dense", opts["model"]), index, opts["reranker"], opts["rerank_k"])
+    retriever = S.dense(index, opts["model"]) >> S.rerank(index, opts["reranker"], opts["rerank_k"])
     return _hop_pipeline("difar2", index, retriever, opts)
 
 
 def _golden(index: Any, **options: Any) -> AskPipeline:
-    from graphhop.retrieve.golden import GoldEnRetriever, GoldEnSearch, QuestionQueryGenerator, SpanQueryGenerator
-
     opts = _options("golden", options, {"query_generator": None, "golden_hops": 2})
-    if opts["query_generator"] is not None:
-        from graphhop.models.span import SpanSelector
-
-        generator: Any = SpanQueryGenerator(SpanSelector.load(str(opts["query_generator"])))
-    else:
-        generator = QuestionQueryGenerator()
-    return _hop_pipeline("golden", index, GoldEnRetriever(GoldEnSearch(index), generator, max_hops=opts["golden_hops"]), opts)
+    return _hop_pipeline("golden", index, S.golden(index, opts["query_generator"], opts["golden_hops"]), opts)
 
 
 def _mdr(index: Any, **options: Any) -> AskPipeline:
-    from graphhop.retrieve.dense import DenseRetriever
-    from graphhop.retrieve.mdr import MDRRetriever
-
     opts = _options("mdr", options, {"mdr_hops": 2, "beam": 5})
-    retriever = MDRRetriever(DenseRetriever(index, model=opts["model"]), hops=opts["mdr_hops"], beam=opts["beam"])
-    return _hop_pipeline("mdr", index, retriever, opts)
+    return _hop_pipeline("mdr", index, S.mdr(index, opts["mdr_hops"], opts["beam"], opts["model"]), opts)
 
 
 def _bgr(index: Any, **options: Any) -> AskPipeline:
-    from graphhop.pipeline.bgr import BGRGraphs
     from graphhop.retrieve import make_retriever
 
     opts = _options("bgr", options, {"bgr_model": None, "first_stage": "dense", "top_n": 25, "mode": "bidirectional"})
@@ -97,19 +83,17 @@ def _bgr(index: Any, **options: Any) -> AskPipeline:
         from graphhop.pipeline.text import TextPipeline
 
         return TextPipeline(index, hops=min(opts["hops"], 3), bgr_model=opts["bgr_model"])
-    stage = BGRGraphs(opts["bgr_model"], make_retriever(index, opts["first_stage"], opts["model"]), index.docs,
-                      opts["top_n"], opts["mode"])
-    return AskPipeline("bgr", stage.retrieve_graph, stage, hops=opts["hops"], reader_model=opts["reader_model"],
-                       span_model=opts["span_model"], reader=opts["reader"])
+    first = as_stage(make_retriever(index, opts["first_stage"], opts["model"])) % opts["top_n"]
+    return AskPipeline("bgr", first >> S.bgr(opts["bgr_model"], index, opts["mode"], opts["top_n"]), _reader(opts))
 
 
 register("dense", _first_stage("dense"), help="DiFaR: dense (FAISS) retrieval at every hop, then the fact reader.")
 register("bm25", _first_stage("bm25"), help="BM25 (tantivy) retrieval at every hop, then the fact reader.")
-register("hybrid", _first_stage("hybrid"), help="BM25 and dense fused by reciprocal rank, then the fact reader.")
-register("difar2", _difar2, help="DiFaR²: dense top-k reranked by a trained cross-encoder (reranker=DIR).")
-register("golden", _golden, help="GoldEn: iterative queries (query_generator=DIR, default the question).")
-register("mdr", _mdr, help="MDR: multi-hop dense retrieval (question + previous hit as the next query).")
-register("bgr", _bgr, help="Graph-hop retrieval: a trained BGR model (bgr_model=DIR) over a first stage's top_n.")
+register("hybrid", _first_stage("hybrid"), help="BM25 + dense fused by reciprocal rank at every hop, then the fact reader.")
+register("difar2", _difar2, help="DiFaR²: dense >> a trained cross-encoder (reranker=DIR, rerank_k), then the fact reader.")
+register("golden", _golden, help="GoldEn: iterative queries (query_generator=DIR, default the question), then the fact reader.")
+register("mdr", _mdr, help="MDR: multi-hop dense retrieval (question + previous hit is the next query), then the fact reader.")
+register("bgr", _bgr, help="Graph-hop retrieval: first_stage % top_n >> a trained BGR model (bgr_model=DIR) >> the fact reader.")
 register("milvus-dense", _first_stage("milvus-dense"), help="Dense retrieval served by the Milvus collection of an index built with --milvus-uri.")
 register("milvus-bm25", _first_stage("milvus-bm25"), help="Milvus full-text BM25 over the collection of an index built with --milvus-uri.")
 register("two-tier", _first_stage("two-tier"), help="Static-vector first stage (--backend static index), MiniLM over its top 100.")

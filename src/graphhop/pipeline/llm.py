@@ -10,10 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
-from graphhop.core import InputError, Retriever, Stage
+from graphhop.core import InputError, Stage
 from graphhop.pipeline.ask import AskPipeline
 from graphhop.pipeline.bgr import BGRGraphs
-from graphhop.pipeline.builtin import _options
+from graphhop.pipeline.builtin import _options, _reader
 from graphhop.pipeline.registry import register
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -24,16 +24,17 @@ __all__ = ["LLMGraphs", "load_shots"]
 
 
 class LLMGraphs(Stage):
-    """``first_stage`` top-``top_n`` candidates -> the LLM's reasoning graph (see :mod:`graphhop.retrieve.llm`)."""
+    """A graph builder: ``first_stage % top_n >> LLMGraphs(...)``, the LLM's reasoning graph over the
+    candidates (see :mod:`graphhop.retrieve.llm`)."""
 
     name = "llm"
 
     def __init__(self, client: "ChatClient", template: str = "direct", shots: Sequence[Any] = (),
-                 first_stage: Retriever | None = None, docs: Any = None, top_n: int = 25) -> None:
+                 docs: Any = None, top_n: int = 25) -> None:
         from graphhop.retrieve.llm import LLMGraphRetriever
 
         self.retriever = LLMGraphRetriever(client, template, shots)
-        self.first_stage, self.docs, self.top_n = first_stage, docs, top_n
+        self.docs, self.depth = docs, top_n
 
     def graph_over(self, question: str, ids: list[str], texts: list[str], facts: list[list[list[str]]]) -> "EvidenceGraph":
         """The LLM's graph of ``question`` over the given candidates (the closed setting)."""
@@ -41,9 +42,8 @@ class LLMGraphs(Stage):
             raise InputError("no candidate evidence for the question")
         return self.retriever.retrieve_pool(question, ids, texts, facts)
 
-    # the first-stage loop and the ranking view are BGR's: they only call graph_over
-    retrieve_graph = BGRGraphs.retrieve_graph
-    search = BGRGraphs.search
+    # the candidate loop is BGR's: it only calls graph_over
+    graphs = BGRGraphs.graphs
 
 
 def load_shots(source: str | Path, n: int = 3) -> list[Any]:
@@ -70,10 +70,9 @@ def _llm(index: Any, **options: Any) -> AskPipeline:
                          "nothing is contacted without them")
     client = ChatClient(opts["llm_url"], opts["llm_model"], opts["llm_key_env"], opts["llm_timeout"], opts["llm_retries"])
     shots = load_shots(opts["llm_shots"], opts["n_shots"]) if opts["llm_shots"] else []
-    stage = LLMGraphs(client, opts["llm_template"], shots, make_retriever(index, opts["first_stage"], opts["model"]),
-                      index.docs, opts["top_n"])
-    return AskPipeline("llm", stage.retrieve_graph, stage, hops=opts["hops"], reader_model=opts["reader_model"],
-                       span_model=opts["span_model"], reader=opts["reader"])
+    first = make_retriever(index, opts["first_stage"], opts["model"]) % opts["top_n"]
+    stage = LLMGraphs(client, opts["llm_template"], shots, index.docs, opts["top_n"])
+    return AskPipeline("llm", first >> stage, _reader(opts))
 
 
 register("llm", _llm, help="LLM few-shot reasoning graph (llm_url, llm_model; llm_template, llm_shots=DIR) over a first stage's top_n.")

@@ -15,14 +15,14 @@ def make_retriever(index: KnowledgeIndex, method: str, model: str | None = None,
     """Build the retriever ``method`` (``bm25``, ``dense`` or ``hybrid``) over ``index``."""
     from graphhop.retrieve.bm25 import BM25Retriever
     from graphhop.retrieve.dense import DenseRetriever
-    from graphhop.retrieve.hybrid import HybridRetriever
+    from graphhop.pipeline.ops import Fuse
 
     if method == "bm25":
         return BM25Retriever(index)
     if method == "dense":
         return DenseRetriever(index, model=model, ef_search=ef_search)
     if method == "hybrid":
-        return HybridRetriever([BM25Retriever(index), DenseRetriever(index, model=model, ef_search=ef_search)])
+        return Fuse([BM25Retriever(index), DenseRetriever(index, model=model, ef_search=ef_search)], name="hybrid")
     if method in ("milvus-dense", "milvus-bm25"):  # the collection written by `graphhop index --milvus-uri`
         from graphhop.retrieve.milvus import MilvusRetriever
 

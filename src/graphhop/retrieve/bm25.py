@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from graphhop.core import Ranking
+from graphhop.core import Ranking, Stage
 from graphhop.index.directory import KnowledgeIndex
 from graphhop.kb.verbalize import normalize_question
 
 __all__ = ["BM25Retriever", "BM25sRetriever"]
 
 
-class BM25Retriever:
+class BM25Retriever(Stage):
     """Sparse retriever. Queries are normalized like facts (underscores, brackets) by default."""
 
     name = "bm25"

@@ -6,7 +6,7 @@ from typing import Sequence
 
 import numpy as np
 
-from graphhop.core import GraphhopError, Ranking
+from graphhop.core import GraphhopError, Ranking, Stage
 from graphhop.index.directory import KnowledgeIndex
 from graphhop.kb.verbalize import normalize_question
 from graphhop.models.encoder import canonical_model_name, load_encoder
@@ -14,7 +14,7 @@ from graphhop.models.encoder import canonical_model_name, load_encoder
 __all__ = ["DenseRetriever"]
 
 
-class DenseRetriever:
+class DenseRetriever(Stage):
     """Bi-encoder retrieval with the index's FAISS index.
 
     ``model`` defaults to the model the index was built with; another model is refused, since its

@@ -28,7 +28,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Iterable, Literal, Mapping, Protocol, Sequence
 
-from graphhop.core import Hit, InputError, Ranking
+from graphhop.core import Hit, InputError, Ranking, Stage
 from graphhop.index.directory import Document, KnowledgeIndex
 
 __all__ = [
@@ -130,7 +130,7 @@ def title_match_factor(query: str, title: str | None) -> float:
     return 1.0
 
 
-class GoldEnSearch:
+class GoldEnSearch(Stage):
     """BM25 over a knowledge index's sparse part, ``candidates`` (≥50) hits re-ranked by title match.
 
     Ties after re-ranking keep the BM25 order. Implements the :class:`~graphhop.core.Retriever`
@@ -530,7 +530,7 @@ def merge_hops(hop_rankings: Sequence[Ranking], k: int, key: Mapping[str, str] |
 StopCriterion = Literal["fixed", "learned", "rule"]
 
 
-class GoldEnRetriever:
+class GoldEnRetriever(Stage):
     """The GoldEn hop loop; implements the :class:`~graphhop.core.Retriever` protocol.
 
     Per hop: generate a query from the context, search (``GoldEnSearch``), keep the top ``per_hop``

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from graphhop.core import Hit, InputError, Ranking
+from graphhop.core import Hit, InputError, Ranking, Stage
 from graphhop.retrieve.dense import DenseRetriever
 
 __all__ = ["Chain", "MDRRetriever", "chains_to_ranking"]
@@ -46,7 +46,7 @@ def chains_to_ranking(chains: Sequence[Chain], k: int) -> Ranking:
     return out
 
 
-class MDRRetriever:
+class MDRRetriever(Stage):
     """Beam search over dense hops; implements the :class:`~graphhop.core.Retriever` protocol."""
 
     name = "mdr"

@@ -22,10 +22,10 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from graphhop.core import GraphhopError, Ranking, Retriever
+from graphhop.core import GraphhopError, Ranking, Stage
 from graphhop.kb.verbalize import normalize_question
 
-__all__ = ["CrossEncoderReranker", "RerankedRetriever", "load_sequence_classifier", "score_pairs", "with_rerank"]
+__all__ = ["CrossEncoderReranker", "load_sequence_classifier", "score_pairs", "with_rerank"]
 
 
 def _text_lookup(docs: Any) -> Callable[[str], str]:
@@ -84,11 +84,12 @@ def score_pairs(model: Any, tokenizer: Any, queries: Sequence[str], texts: Seque
     return out
 
 
-class CrossEncoderReranker:
-    """Re-scores hits with a cross-encoder; implements :class:`graphhop.core.Reranker`.
+class CrossEncoderReranker(Stage):
+    """Re-scores hits with a cross-encoder; implements :class:`graphhop.core.Reranker` (``first >> reranker``).
 
     ``docs`` gives the hit texts (KnowledgeIndex, DocStore, dict or ``id -> text`` callable).
-    ``seconds`` accumulates the time spent scoring (the "added time" of reranking).
+    ``depth``: how many first-stage hits a composition hands it. ``seconds`` accumulates the time
+    spent scoring (the "added time" of reranking).
     """
 
     name = "rerank"
@@ -100,7 +101,11 @@ class CrossEncoderReranker:
         batch_size: int = 64,
         max_length: int = 96,
         normalize: bool = True,
+        depth: int = 100,
     ) -> None:
+        if depth < 1:
+            raise GraphhopError("the rerank depth must be at least 1")
+        self.depth = depth
         if docs is None:
             raise GraphhopError("CrossEncoderReranker needs the documents (an index, DocStore or id -> text callable)")
         self.model_name = str(model_dir_or_name) if model_dir_or_name is not None else None
@@ -146,41 +151,8 @@ class CrossEncoderReranker:
         return out
 
 
-class RerankedRetriever:
-    """``first_stage`` top-``rerank_k``, reranked; implements :class:`graphhop.core.Retriever`.
-
-    When ``k > rerank_k`` the hits below ``rerank_k`` keep their first-stage order after the
-    reranked ones (with scores below every reranked score), so deep metrics (MRR@1000) stay defined.
-    """
-
-    def __init__(self, first_stage: Retriever, reranker: Any, rerank_k: int = 100) -> None:
-        if rerank_k < 1:
-            raise ValueError("rerank_k must be at least 1")
-        self.first_stage = first_stage
-        self.reranker = reranker
-        self.rerank_k = rerank_k
-        self.name = f"{getattr(first_stage, 'name', 'retriever')}+rerank@{rerank_k}"
-
-    def search(self, queries: Sequence[str], k: int = 10) -> list[Ranking]:
-        """Top ``k`` per query: the first ``rerank_k`` reranked, the rest in first-stage order."""
-        if not queries:
-            return []
-        first = self.first_stage.search(queries, max(k, self.rerank_k))
-        heads = [r[: self.rerank_k] for r in first]
-        reranked = self.reranker.rerank(queries, heads, k=self.rerank_k)
-        out: list[Ranking] = []
-        for top, full in zip(reranked, first):
-            ranking = list(top[:k])
-            if k > len(ranking) and len(full) > self.rerank_k:
-                floor = min((h.score for h in top), default=0.0)
-                tail = full[self.rerank_k : k]
-                ranking += [h._replace(score=floor - 1.0 - i) for i, h in enumerate(tail)]
-            out.append(ranking)
-        return out
-
-
-def with_rerank(retriever: Any, index: Any, rerank: str | Path | None, rerank_k: int) -> Any:
-    """``retriever`` followed by the cross-encoder in ``rerank`` over its top ``rerank_k`` (unchanged when None)."""
+def with_rerank(retriever: Stage, index: Any, rerank: str | Path | None, rerank_k: int) -> Stage:
+    """``retriever >> cross-encoder`` over its top ``rerank_k`` (``retriever`` unchanged when ``rerank`` is None)."""
     if rerank is None:
         return retriever
-    return RerankedRetriever(retriever, CrossEncoderReranker(str(rerank), index), rerank_k=rerank_k)
+    return retriever >> CrossEncoderReranker(str(rerank), index, depth=rerank_k)

@@ -589,7 +589,7 @@ def evaluate_methods(
         scores, depth_scores = [], []
         t0 = time.perf_counter()
         for ex in tqdm(examples, desc=method, disable=not progress, mininterval=5):
-            pred = graphs[method](ex) if method in graphs else method_graph(method, ex, ret, bm25, encode, shapes, chains, seed)
+            pred = graphs[method](ex) if method in graphs else method_graph(method, ex, ret, bm25, shapes, chains, seed)
             sc = score_graph(pred, ex.gold, ged_timeout)
             scores.append(sc)
             d = _dataclass_copy(sc)
@@ -600,12 +600,24 @@ def evaluate_methods(
     return rows
 
 
+def pool_retriever(ex: BGRExample, encoder: str | None = None) -> Any:
+    """Dense retrieval over ``ex``'s pool: the pool as a :class:`~graphhop.index.memory.MemoryIndex` of its
+    cached vectors (the same code as over a whole index; ``encoder`` encodes the queries)."""
+    from graphhop.index.memory import MemoryIndex
+    from graphhop.retrieve.dense import DenseRetriever
+
+    index = MemoryIndex.from_texts(ex.pool.ids, ex.pool.texts, sparse=None, vectors=ex.pool.vectors, model=encoder)
+    return DenseRetriever(index)
+
+
 def method_graph(method: str, ex: BGRExample, ret: BGRRetriever | None = None, bm25: Any = None,
-                 encode: Callable[[list[str]], np.ndarray] | None = None, shapes: dict[str, str] | None = None,
-                 chains: dict[str, Callable[[BGRExample, int], list[str]]] | None = None, seed: int = 13) -> EvidenceGraph:
+                 shapes: dict[str, str] | None = None, chains: dict[str, Callable[[BGRExample, int], list[str]]] | None = None,
+                 seed: int = 13) -> EvidenceGraph:
     """The evidence graph one method retrieves from ``ex``'s pool: a baseline (``k`` = the gold set
-    size, drawn as ``shapes[method]``), a ``chains`` baseline, ``bgr-<mode>`` or ``bgr-merge:<rule>``."""
-    from graphhop.retrieve.baselines import dense_topk, ids_to_graph, mdr_chain, random_topk
+    size, drawn as ``shapes[method]``), a ``chains`` baseline, ``bgr-<mode>`` or ``bgr-merge:<rule>``.
+    ``dense`` and ``mdr`` (beam 3) run the index code over the pool (:func:`pool_retriever`)."""
+    from graphhop.retrieve.baselines import ids_to_graph, random_topk
+    from graphhop.retrieve.mdr import MDRRetriever
 
     shapes, chains = shapes or {}, chains or {}
     k = len(ex.gold.evidence_ids)
@@ -616,11 +628,13 @@ def method_graph(method: str, ex: BGRExample, ret: BGRRetriever | None = None, b
         return ids_to_graph(ex.question, random_topk(ex.pool.ids, k, f"{seed}|{ex.id}"), texts, shape, facts)
     if method == "bm25":
         return ids_to_graph(ex.question, bm25.topk(ex.query, ex.pool.ids, ex.pool.texts, k), texts, shape, facts)
+    encoder = ret.cfg.encoder if ret is not None else None
     if method == "dense":
-        return ids_to_graph(ex.question, dense_topk(ex.question_vec, ex.pool.ids, ex.pool.vectors, k), texts, shape, facts)
+        hits = pool_retriever(ex, encoder).search_vectors(ex.question_vec[None, :], k)[0]
+        return ids_to_graph(ex.question, [h.id for h in hits], texts, shape, facts)
     if method == "mdr":
-        return ids_to_graph(ex.question, mdr_chain(ex.query, ex.pool.ids, ex.pool.texts, ex.pool.vectors, k, encode),
-                            texts, "chain", facts)
+        chain = MDRRetriever(pool_retriever(ex, encoder), hops=min(k, len(ex.pool.ids)), beam=3).retrieve_chains([ex.query])[0][0]
+        return ids_to_graph(ex.question, list(chain.ids), texts, "chain", facts)
     if method in chains:
         return ids_to_graph(ex.question, chains[method](ex, k), texts, "chain", facts)
     if ret is not None and method in BGR_METHODS:
