@@ -1,53 +1,48 @@
-"""BM25 vs DiFaR (dense, unsupervised) vs hybrid on the KGQA dev sets: fact- and answer-level metrics.
+"""BM25 vs DiFaR (dense, unsupervised) vs hybrid on the KGQA sets: fact- and answer-level measures.
 
-Usage (prints a markdown table per dataset; indexes are cached under $GRAPHHOP_CACHE):
+One Experiment per dataset (the registry's ``bm25``, ``dense``, ``hybrid`` pipelines, ranked to depth
+1000); MetaQA is sampled evenly over each file (``--metaqa-sample``, stride). Prints a markdown table
+per dataset; indexes are cached under $GRAPHHOP_CACHE.
 
-    GRAPHHOP_DATA=../shared/data .venv/bin/python benchmarks/kgqa_baselines.py [--metaqa-limit 2000]
+    GRAPHHOP_DATA=../shared/data .venv/bin/python benchmarks/kgqa_baselines.py --split dev --metaqa-sample 2000
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import time
-
-from graphhop.datasets.kgqa import kb_path, load_dataset
-from graphhop.evaluation import dataset_index, evaluate_retrievers
-from graphhop.index.dense import DenseOptions
-from graphhop.models.encoder import set_threads
-from graphhop.retrieve import METHODS, make_retriever
 
 DATASETS = ["pq-2h", "pq-3h", "pql-2h", "pql-3h", "wc-p1", "wc-p2", "wc-c", "metaqa-1h", "metaqa-2h", "metaqa-3h"]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--datasets", default=",".join(DATASETS))
-    parser.add_argument("--metaqa-limit", type=int, default=2000, help="first N MetaQA dev questions per hop")
-    parser.add_argument("--json", help="also write all rows to this JSON file")
-    args = parser.parse_args()
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--datasets", default=",".join(DATASETS))
+    ap.add_argument("--split", default="dev", help="dev or test")
+    ap.add_argument("--methods", default="bm25,dense,hybrid")
+    ap.add_argument("--metaqa-sample", type=int, default=2000, help="MetaQA questions per hop, spread evenly (stride)")
+    ap.add_argument("--json", help="also write every table to this JSON file")
+    args = ap.parse_args()
+    from graphhop.eval.experiment import Experiment, ranking_system
+    from graphhop.eval.measures import RANKING, TIES
+    from graphhop.eval.tasks import kgqa_task
+    from graphhop.models.encoder import set_threads
+    from graphhop.pipeline.registry import build_pipeline
+
     set_threads()
-    all_rows = []
+    tables = []
     for name in args.datasets.split(","):
-        examples = load_dataset(name, "dev")
-        total = len(examples)
-        if name.startswith("metaqa") and args.metaqa_limit:
-            examples = examples[: args.metaqa_limit]
-        index = dataset_index(kb_path(name), DenseOptions("flat"))
-        t0 = time.perf_counter()
-        retrievers = {m: make_retriever(index, m) for m in METHODS}
-        results = evaluate_retrievers(examples, retrievers, index.docs, k=1000, progress=False)
-        print(f"\n### {name} dev ({len(examples)} of {total} questions; KB {len(index.docs)} facts; {time.perf_counter() - t0:.0f}s)\n")
-        print("| method | fact MRR | fact Hits@1 | fact Hits@10 | answer MRR | answer Hits@1 | answer Hits@10 | ties@1 | q/s |")
-        print("|---|---|---|---|---|---|---|---|---|")
-        for r in results:
-            f = r.fact or {}
-            cells = [f.get("MRR"), f.get("Hits@1"), f.get("Hits@10"), r.answer["MRR"], r.answer["Hits@1"], r.answer["Hits@10"]]
-            print(f"| {r.method} | " + " | ".join("–" if c is None else f"{c:.3f}" for c in cells) + f" | {r.extra['ties@1']:.2f} | {r.questions / r.seconds:.0f} |")
-            all_rows.append({"dataset": name, **r.row()})
+        sample = args.metaqa_sample if name.startswith("metaqa") else None
+        index, questions, golds = kgqa_task(name, args.split, sample)
+        systems = {m: ranking_system(build_pipeline(m, index), docs=index.docs) for m in args.methods.split(",")}
+        measures = [m for m in RANKING if not m.startswith("fact") or any(g.evidence for g in golds)] + [TIES]
+        table = Experiment(measures, report=args.split, title=name).run(systems, questions, golds)
+        print(f"\n### {name} {args.split} ({len(questions)} questions; KB {len(index.docs)} facts)\n")
+        print(table.markdown())
+        tables.append(table.to_json())
     if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(all_rows, fh, indent=1)
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(tables, fh, indent=1)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@ all have that many hops, only walks of exactly ``hops`` facts give answers; on P
 may revisit entities, as its gold paths do), the evidence graph, question type
 detection, and the untrained MiniLM fact reader (``--reader-model DIR``: a trained cross-encoder).
 ``gold`` reads the gold paths' graph (the reader's ceiling; MetaQA's gold paths are derived from
-the KB by its question type). Samples are the first ``--limit`` dev questions in file order.
+the KB by its question type). ``--sample`` questions are taken evenly over the split's file (stride):
+MetaQA's files are grouped by question type, so the first lines would all be one type.
 
 Columns: EM / F1 of the top answer (SQuAD-normalized, max over gold answers; for MetaQA this EM is
 answer Hits@1), set-F1 of the predicted answer set (the best relation path's answers) against the
@@ -18,7 +19,7 @@ question.
 Usage::
 
     GRAPHHOP_DATA=/work/shared/data python benchmarks/qa_eval.py --datasets pq-2h,metaqa-1h \\
-        --methods bm25,dense,gold --limit 100 --json runs/qa/qa_eval.json
+        --methods bm25,dense,gold --sample 100 --split dev --json runs/qa/qa_eval.json
 """
 
 from __future__ import annotations
@@ -41,8 +42,8 @@ def set_f1(pred: list[str], gold: list[str]) -> float:
     return 0.0 if tp == 0 else 2 * tp / (len(p) + len(g))
 
 
-def run(name: str, methods: list[str], limit: int, k: int, rerankers: dict[str, str], reader_model: str | None,
-        progress: bool, join: bool = True) -> list[dict]:
+def run(name: str, methods: list[str], sample: int, k: int, rerankers: dict[str, str], reader_model: str | None,
+        progress: bool, join: bool = True, split: str = "dev") -> list[dict]:
     from tqdm.auto import tqdm
 
     from graphhop.evaluation import dataset_index
@@ -54,7 +55,10 @@ def run(name: str, methods: list[str], limit: int, k: int, rerankers: dict[str, 
     from graphhop.read.ops import OperationReader, detect_qtype
 
     spec = DATASETS[name]
-    examples = load_dataset(name, "dev")[:limit]
+    from graphhop.eval.experiment import stride_sample
+    from graphhop.eval.tasks import check_split
+
+    examples = stride_sample(load_dataset(name, check_split(split)), sample)
     if spec.family == "metaqa":
         store = TripleStore.from_facts(iter_triples(kb_path(name)))
         for ex in examples:
@@ -153,7 +157,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--datasets", default="pq-2h,pq-3h,wc-p1,wc-p2,wc-c,metaqa-1h,metaqa-2h,metaqa-3h")
     parser.add_argument("--methods", default="bm25,dense,hybrid,gold", help="bm25, dense, hybrid, difar2, golden, gold")
-    parser.add_argument("--limit", type=int, default=100, help="first N dev questions per dataset")
+    parser.add_argument("--sample", type=int, default=100, help="N questions per dataset, spread evenly (stride)")
+    parser.add_argument("--split", default="dev", help="dev or test")
     parser.add_argument("-k", type=int, default=20, help="facts retrieved for the question (hop 1)")
     parser.add_argument("--reranker", action="append", default=[], help="family=DIR for difar2 (pathquestion, wc2014, metaqa)")
     parser.add_argument("--reader-model", default=None, help="trained cross-encoder dir for the fact reader")
@@ -177,8 +182,8 @@ def main() -> None:
     rerankers = dict(r.split("=", 1) for r in args.reranker)
     all_rows = []
     for name in args.datasets.split(","):
-        rows = run(name.strip(), [m.strip() for m in args.methods.split(",")], args.limit, args.k, rerankers,
-                   args.reader_model, args.progress, not args.no_join)
+        rows = run(name.strip(), [m.strip() for m in args.methods.split(",")], args.sample, args.k, rerankers,
+                   args.reader_model, args.progress, not args.no_join, args.split)
         all_rows += rows
         if args.json:
             with open(args.json, "a", encoding="utf-8") as fh:

@@ -84,6 +84,6 @@ def test_eval_on_real_data_prints_one_table(data_dir, tmp_path):
     assert r.returncode == 0, r.stderr
     table = json.loads(r.stdout.strip().splitlines()[-1])
     (row,) = table["rows"]
-    assert row["method"] == "bm25" and row["questions"] == 186
+    assert row["method"] == "bm25" and row["n"] == 186
     # BM25 over cleaned facts (docs/RESULTS.md): a gold fact is usually at rank 1
     assert row["fact Hits@1"] > 0.6 and row["fact MRR"] > 0.75  # measured 0.651 / 0.804

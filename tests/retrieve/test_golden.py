@@ -246,20 +246,22 @@ def test_oracle_beats_question_bm25_on_hotpotqa_slice(data_dir, tmp_path) -> Non
 
 
 def test_evaluate_methods_and_table(index) -> None:
-    from graphhop.eval.golden import evaluate_methods, format_table
     from graphhop.datasets.textqa import TextQAExample
+    from graphhop.eval.golden import evaluate_methods
 
     examples = [
         TextQAExample("q1", QUESTION, "a spirit", ["Alu", "Lilu (mythology)"], ["Alu", "Lilu (mythology)"], "bridge"),
         TextQAExample("q2", "Which empire was in Mesopotamia?", "", ["Akkadian Empire"], ["Akkadian Empire"], "comparison", unmapped=1),
     ]
-    results = evaluate_methods(examples, index, ["bm25", "oracle"])
-    assert results["oracle"]["hops"] == pytest.approx(1.5)
-    assert results["oracle"]["all"]["R@10"] == pytest.approx((1.0 + 0.5) / 2)  # the unmapped leaf is a miss
-    assert results["bm25"]["by_type"]["comparison"]["n"] == 1
-    table = format_table(results)
-    assert table.splitlines()[0].startswith("| method | R@2 | R@5 | R@10 |") and "| oracle |" in table
-    assert "| bm25 | bridge | 1 |" in format_table(results, split="by_type")
+    table = evaluate_methods(examples, index, ["bm25", "oracle"])
+    rows = {r["method"]: r for r in table.rows}
+    oracle = rows["oracle (oracle: oracle queries from the gold passages)"]
+    assert oracle["hops"] == pytest.approx(1.5)
+    assert oracle["R@10"] == pytest.approx((1.0 + 0.5) / 2)  # the unmapped leaf is a miss
+    assert [r["n"] for r in table.groups["qtype"] if r["method"] == "bm25" and r["qtype"] == "comparison"] == [1]
+    text = table.markdown()
+    assert text.splitlines()[0].startswith("| method | n | R@2 | R@5 | R@10 |") and "| oracle (oracle:" in text
+    assert "| bm25 | bridge | 1 |" in table.markdown("qtype")
     with pytest.raises(InputError, match="needs a trained query generator"):
         evaluate_methods(examples, index, ["golden"])
     with pytest.raises(InputError, match="unknown method"):
@@ -286,8 +288,9 @@ def test_span_query_generator_drives_the_loop(index, tmp_path) -> None:
     assert gen.query and gen.query in QUESTION and len(tok.tokenize(gen.query)) <= 5
     selector.save(tmp_path / "qg")
     examples = [TextQAExample("q1", QUESTION, "a spirit", ["Alu", "Lilu (mythology)"], ["Alu", "Lilu (mythology)"], "bridge")]
-    results = evaluate_methods(examples, index, ["golden", "golden-rule"], tmp_path / "qg")
-    [trace] = results["golden"]["traces"]
-    assert results["golden"]["hops"] == 2.0 and [h["hop"] for h in trace["hops"]] == [1, 2]
+    table = evaluate_methods(examples, index, ["golden", "golden-rule"], tmp_path / "qg")
+    [trace] = table.meta["traces"]["golden"]
+    rows = {r["method"]: r for r in table.rows}
+    assert rows["golden"]["hops"] == 2.0 and [h["hop"] for h in trace["hops"]] == [1, 2]
     assert trace["hops"][0]["query"] in QUESTION and len(trace["hops"][0]["top"]) <= 3
-    assert results["golden-rule"]["hops"] >= 1.0 and results["golden-rule"]["hops"] <= 4.0
+    assert rows["golden-rule"]["hops"] >= 1.0 and rows["golden-rule"]["hops"] <= 4.0

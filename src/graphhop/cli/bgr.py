@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Optional
 
@@ -21,37 +20,38 @@ def register(app: typer.Typer) -> None:
 def eval_bgr(
     model: Path = typer.Argument(..., help="Model dir written by `graphhop train bgr`."),
     data: Path = typer.Argument(..., help="Builder dataset folder or JSONL file."),
-    split: str = typer.Option("dev", help="Split to score (a folder's <split>.jsonl)."),
-    limit: Optional[int] = typer.Option(None, help="Score the first N questions."),
+    split: str = typer.Option("dev", help="Split reported: dev or test (a folder's <split>.jsonl)."),
+    sample: Optional[int] = typer.Option(None, "--sample", help="Score N questions spread evenly over the split (stride)."),
     methods: str = typer.Option("random,bm25,dense,mdr,bgr-forward,bgr-backward,bgr-bidirectional",
-                                help="Comma-separated methods (baselines use k = gold set size)."),
+                                help="Comma-separated methods (baselines use k = gold set size: labelled oracle)."),
     cache: Path = typer.Option(Path("runs/bgr-cache"), help="Where encoder vectors are cached."),
     as_json: bool = typer.Option(False, "--json", help="Print the full JSON (per type and per depth)."),
     threads: int = typer.Option(2, help="Torch CPU threads."),
 ) -> None:
-    """Score BGR and the baselines: evidence-set EM/P/R/F1, GM, GS, GED per graph type and depth."""
-    from graphhop.models.locate import check_model
+    """Score BGR and the baselines: evidence-set EM/P/R/F1, GM, GS, GED per graph type and depth.
 
-    check_model(model, "model", needs=("bgr.pt",))
+    The split the model chose its thresholds and merge rule on (its card's ``select_split``) cannot
+    be the split reported.
+    """
+    from graphhop.eval.experiment import Experiment, stride_sample
+    from graphhop.eval.measures import GRAPH
+    from graphhop.eval.tasks import bgr_systems, builder_golds, check_split
     from graphhop.models.encoder import set_threads
+    from graphhop.models.locate import check_model
     from graphhop.retrieve.baselines import PoolBM25
     from graphhop.retrieve.graphhop import load_model
-    from graphhop.train.bgr import EmbeddingCache, evaluate_methods, load_examples
+    from graphhop.train.bgr import EmbeddingCache, load_examples
 
+    check_model(model, "model", needs=("bgr.pt",))
     set_threads(threads)
     bgr, card = load_model(model)
+    experiment = Experiment(GRAPH, report=check_split(split), select=card.get("select_split", "dev"),
+                            title=f"{data.name} {split}")
     emb = EmbeddingCache(cache, bgr.cfg.encoder)
-    recs = builder_records(data, split)
-    examples = load_examples(recs, emb, limit, progress=True)
+    recs = stride_sample(builder_records(data, split), sample)
+    examples = load_examples(recs, emb, None, progress=True)
     bm25 = PoolBM25(dict.fromkeys(e["text"] for r in recs for e in r["evidence"]))
-    rows = evaluate_methods(bgr, examples, [m.strip() for m in methods.split(",") if m.strip()], bm25,
-                            lambda t: emb.encode(t), progress=True)
+    systems = bgr_systems(bgr, examples, [m.strip() for m in methods.split(",") if m.strip()], bm25, emb.encode)
+    table = experiment.run(systems, [ex.question for ex in examples], builder_golds(examples))
     emb.save()
-    if as_json:
-        typer.echo(json.dumps(rows, indent=1))
-        return
-    typer.echo("| method | n | EM | P | R | F1 | GM | GS | GED |")
-    typer.echo("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for m, r in rows.items():
-        a = r["by_type"]["all"]
-        typer.echo(f"| {m} | {a['n']} | " + " | ".join(f"{a[k]:.3f}" for k in ("em", "precision", "recall", "f1", "gm", "gs", "ged")) + " |")
+    typer.echo(table.dumps() if as_json else table.markdown() + "\n\n" + table.markdown("type"))

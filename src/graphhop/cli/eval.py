@@ -20,20 +20,20 @@ def register(app: typer.Typer) -> None:
 
 def eval_cmd(
     dataset: str = typer.Argument(..., help="pq-2h, pq-3h, pql-2h, pql-3h, pql-3h-more, wc-p1, wc-p2, wc-c, metaqa-1h, metaqa-2h, metaqa-3h."),
-    split: str = typer.Option("dev", "--split", help="Dataset split."),
+    split: str = typer.Option("dev", "--split", help="Split reported: dev or test (a test file placed beside the dev file)."),
     methods: str = typer.Option("bm25,dense,hybrid", "--methods", help="Comma-separated registered pipelines: bm25, dense, hybrid, mdr, golden, ..."),
     data: Optional[Path] = typer.Option(None, "--data", help="Benchmark data root (default: $GRAPHHOP_DATA)."),
     dense: str = typer.Option("flat", "--dense", help="Dense index kind: flat or hnsw-sq."),
     model: Optional[str] = typer.Option(None, "--model", help="Bi-encoder (default: bundled all-MiniLM-L6-v2)."),
-    limit: Optional[int] = typer.Option(None, "--limit", help="Evaluate only the first N questions."),
+    sample: Optional[int] = typer.Option(None, "--sample", help="Evaluate N questions spread evenly over the file (stride)."),
     rerank: Optional[Path] = typer.Option(None, "--rerank", help="Cross-encoder model directory; adds METHOD+rerank rows."),
     rerank_k: int = typer.Option(100, "--rerank-k", help="First-stage hits to rerank."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
-    """Evaluate retrieval methods on a KGQA dataset: one table of methods × metrics."""
-    from graphhop.datasets.kgqa import kb_path, load_dataset
-    from graphhop.evaluation import dataset_index, evaluate_retrievers
-    from graphhop.index.dense import DenseOptions
+    """Evaluate retrieval methods on a KGQA dataset: one table of methods × measures (an Experiment)."""
+    from graphhop.eval.experiment import Experiment, ranking_system
+    from graphhop.eval.measures import RANKING, TIES
+    from graphhop.eval.tasks import DENSE_FREE, check_split, kgqa_task
     from graphhop.pipeline.registry import build_pipeline, pipeline_spec
     from graphhop.retrieve.rerank import with_rerank
 
@@ -44,19 +44,18 @@ def eval_cmd(
     names = split_methods(methods)
     for m in names:
         pipeline_spec(m)  # an unknown name stops here, before any index is built
-    examples = load_dataset(dataset, split, data)
-    if limit:
-        examples = examples[:limit]
-    sparse_only = set(names) <= {"bm25", "golden"}  # no encoder is loaded nor the KB encoded for these
-    index = dataset_index(kb_path(dataset, data), None if sparse_only else DenseOptions(dense), model=model)
-    retrievers = {}
+    check_split(split)
+    index, questions, golds = kgqa_task(dataset, split, sample, data, None if set(names) <= DENSE_FREE else dense, model)
+    systems = {}
     for m in names:
         base = build_pipeline(m, index, model=model)
-        retrievers[m] = base
+        systems[m] = ranking_system(base, docs=index.docs)
         if rerank is not None:
-            retrievers[f"{m}+rerank@{rerank_k}"] = with_rerank(base, index, rerank, rerank_k)
-    results = evaluate_retrievers(examples, retrievers, index.docs)
-    print_table(f"{dataset} {split} ({len(examples)} questions, KB {len(index.docs)} facts)", [r.row() for r in results], as_json)
+            systems[f"{m}+rerank@{rerank_k}"] = ranking_system(with_rerank(base, index, rerank, rerank_k), docs=index.docs)
+    measures = [n for n in RANKING if not n.startswith("fact") or any(g.evidence for g in golds)] + [TIES]
+    title = f"{dataset} {split} ({len(questions)} questions, KB {len(index.docs)} facts)"
+    table = Experiment(measures, report=split, title=title).run(systems, questions, golds)
+    print_table(title, table.rows, as_json)
 
 
 def datasets_cmd(data: Optional[Path] = typer.Option(None, "--data", help="Benchmark data root (default: $GRAPHHOP_DATA).")) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Optional
 
@@ -10,7 +9,7 @@ import typer
 
 from graphhop.core import InputError
 from graphhop.datasets.textqa import TEXT_DATASETS, load_text_dataset
-from graphhop.eval.golden import DEFAULT_INDEX_DIR, METHOD_NAMES, evaluate_methods, format_table, open_or_build_index
+from graphhop.eval.golden import DEFAULT_INDEX_DIR, METHOD_NAMES, evaluate_methods, open_or_build_index
 
 __all__ = ["golden_eval", "register"]
 
@@ -22,7 +21,7 @@ def register(app: typer.Typer) -> None:
 
 def golden_eval(
     dataset: str = typer.Option("hotpotqa", "--dataset", "-d", help=f"One of {', '.join(TEXT_DATASETS)}."),
-    split: str = typer.Option("dev", help="Question split (report dev; test is withheld)."),
+    split: str = typer.Option("dev", help="Split reported: dev or test (a test file placed beside the dev file)."),
     model: Optional[Path] = typer.Option(None, "--model", help="Trained query generator (from `graphhop train query-generator`)."),
     methods: str = typer.Option(
         "bm25,dense,hybrid,mdr,oracle,golden", help=f"Comma-separated methods: {', '.join(METHOD_NAMES)}."
@@ -32,7 +31,7 @@ def golden_eval(
     max_hops: int = typer.Option(2, help="Hops of `golden` (fixed) and `mdr`."),
     adaptive_max_hops: int = typer.Option(4, help="Most hops `golden-learned`/`golden-rule` may take."),
     max_words: Optional[int] = typer.Option(None, help="Words kept per passage in a hop context (default: as in training, else 25)."),
-    limit: Optional[int] = typer.Option(None, help="Evaluate only the first N questions."),
+    sample: Optional[int] = typer.Option(None, "--sample", help="Evaluate N questions spread evenly over the split (stride)."),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the full results as JSON."),
     explain: int = typer.Option(0, help="Print the hop queries of the first N questions (GoldEn methods)."),
     threads: Optional[int] = typer.Option(None, help="Torch CPU threads."),
@@ -42,28 +41,26 @@ def golden_eval(
 
     check_model(model, "--model")
     from graphhop.datasets.kgqa import data_root
+    from graphhop.eval.experiment import stride_sample
+    from graphhop.eval.tasks import check_split
     from graphhop.models.encoder import set_threads
 
     set_threads(threads)
-    examples, corpus = load_text_dataset(dataset, split, data_root(data))
-    if limit is not None:
-        examples = examples[:limit]
+    examples, corpus = load_text_dataset(dataset, check_split(split), data_root(data))
+    examples = stride_sample(examples, sample)
     if not examples:
         raise InputError(f"{dataset}/{split}: no questions")
     index = open_or_build_index(dataset, corpus, index_dir, progress=True)
     chosen = [m.strip() for m in methods.split(",") if m.strip()]
-    results = evaluate_methods(
-        examples, index, chosen, model, max_hops=max_hops, adaptive_max_hops=adaptive_max_hops, max_words=max_words
-    )
+    table = evaluate_methods(examples, index, chosen, model, split, max_hops=max_hops,
+                             adaptive_max_hops=adaptive_max_hops, max_words=max_words)
     typer.echo(f"{dataset}/{split}: {len(examples)} questions, corpus {len(index.docs)} passages")
-    typer.echo(format_table(results))
-    typer.echo("")
-    typer.echo(format_table(results, split="by_type"))
-    for method, res in results.items():
-        for trace in res.get("traces", [])[:explain]:
+    typer.echo(table.markdown() + "\n\n" + table.markdown("qtype"))
+    for method, traces in table.meta.get("traces", {}).items():
+        for trace in traces[:explain]:
             typer.echo(f"\n[{method}] {trace['question']}  ({trace['stopped_by']})")
             for rec in trace["hops"]:
                 typer.echo(f"  hop {rec['hop']}: {rec['query']!r} -> {', '.join(rec['top'])}")
     if json_out is not None:
         json_out.parent.mkdir(parents=True, exist_ok=True)
-        json_out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+        json_out.write_text(table.dumps() + "\n", encoding="utf-8")

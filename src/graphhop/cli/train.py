@@ -253,8 +253,10 @@ def train_bgr(
     data: Path = typer.Argument(..., help="Builder dataset folder (train.jsonl + dev.jsonl)."),
     out: Path = typer.Option(..., "--out", "-o", help="Model dir to write (bgr.pt + model_card.json, atomic)."),
     train_limit: Optional[int] = typer.Option(None, help="Use the first N training questions."),
-    dev_limit: int = typer.Option(200, help="Dev questions scored each epoch and used to choose thresholds/merge."),
-    epochs: int = typer.Option(20, help="Maximum epochs (early stop after --patience epochs without a better dev F1)."),
+    dev_limit: int = typer.Option(200, help="Selection questions scored each epoch and used to choose thresholds/merge."),
+    select_split: str = typer.Option("train", "--select-split", help="Where the selection questions come from: train "
+                                     "(every 10th training question, carved off and not trained on) or dev."),
+    epochs: int = typer.Option(20, help="Maximum epochs (early stop after --patience epochs without a better selection F1)."),
     patience: int = typer.Option(5, help="Epochs without improvement before stopping."),
     max_minutes: float = typer.Option(10.0, help="Wall-clock budget for training."),
     encoder: str = typer.Option("default", help="Frozen encoder: 'default' (bundled MiniLM) or a HF name/path."),
@@ -281,9 +283,14 @@ def train_bgr(
     set_threads(threads)
     name = None if encoder == "default" else encoder
     emb = EmbeddingCache(cache, name)
-    train = add_other_positives(load_examples(builder_records(data, "train"), emb, train_limit, progress=True),
-                                other_positives)
-    dev = load_examples(builder_records(data, "dev"), emb, dev_limit, progress=True)
+    train = load_examples(builder_records(data, "train"), emb, train_limit, progress=True)
+    if select_split == "train":  # carve the selection questions off train: dev and test stay for reporting
+        dev, train = train[::10][:dev_limit], [ex for i, ex in enumerate(train) if i % 10 or i // 10 >= dev_limit]
+    elif select_split == "dev":
+        dev = load_examples(builder_records(data, "dev"), emb, dev_limit, progress=True)
+    else:
+        raise InputError(f"--select-split: choose train or dev, got {select_split!r}")
+    train = add_other_positives(train, other_positives)
     dim = int(train[0].question_vec.shape[0]) if train else 384
     cfg = BGRConfig(encoder=emb.model_name, input_dim=dim)
     cfg.path_text_feature = path_text
@@ -291,7 +298,9 @@ def train_bgr(
     cfg.scalar_after_first = scalar_after_first
     _, card = run(train, dev, out, cfg, TrainConfig(epochs=epochs, max_minutes=max_minutes, dev_limit=dev_limit,
                                                     threads=threads, seed=seed, patience=patience),
-                  progress=True, log=lambda m: typer.echo(m, err=True), card_extra={"data": str(data), "other_positives": other_positives},
+                  progress=True, log=lambda m: typer.echo(m, err=True),
+                  card_extra={"data": str(data), "other_positives": other_positives,
+                              "select_split": "train-carve" if select_split == "train" else "dev"},
                   encode=lambda t: emb.encode(t))
     emb.save()
     typer.echo(json.dumps({"out": str(out), "train_seconds": card["train_seconds"], "best_epoch": card["best_epoch"],

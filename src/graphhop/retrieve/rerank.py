@@ -2,8 +2,8 @@
 
 Usage::
 
-    reranker = CrossEncoderReranker(model_dir, index)          # index: KnowledgeIndex or DocStore
-    retriever = RerankedRetriever(make_retriever(index, "dense"), reranker, rerank_k=100)
+    reranker = CrossEncoderReranker(model_dir, index, depth=100)   # index: KnowledgeIndex or DocStore
+    retriever = make_retriever(index, "dense") >> reranker          # reranks the dense top 100
     retriever.search(["who directed [Top Gun]"], k=10)
 
 The reranker needs the text of each hit: it takes a :class:`~graphhop.index.directory.KnowledgeIndex`,

@@ -1,0 +1,82 @@
+"""Datasets as experiment inputs: questions and :class:`~graphhop.eval.measures.Gold` records.
+
+- :func:`kgqa_task`: a KGQA split (PathQuestion, WC2014, MetaQA) over its KB's cached index; gold
+  evidence = the ids of the gold path facts (either stored direction), groups = question type.
+- :func:`builder_golds`: builder-dataset examples (evidence pools with gold reasoning graphs);
+  groups = gold graph type and depth.
+- :func:`text_golds`: multi-hop text QA (HotpotQA, MuSiQue, ...); gold evidence = gold passage ids
+  (an unmapped gold leaf counts as missed), groups = question type.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+from graphhop.core import InputError
+from graphhop.eval.experiment import SPLITS, stride_sample
+from graphhop.eval.measures import Gold
+
+__all__ = ["check_split", "kgqa_task", "builder_golds", "text_golds", "bgr_systems", "DENSE_FREE", "ORACLE_K"]
+
+#: How BGR's set baselines are labelled: they are handed the gold set size.
+ORACLE_K = "k = gold set size"
+
+#: Pipelines that need no dense index (``eval`` then builds BM25 only and loads no encoder).
+DENSE_FREE = frozenset({"bm25", "golden"})
+
+
+def check_split(split: str) -> str:
+    """``split`` if it is one an evaluation may report (dev or test); else one line naming the choices."""
+    if split not in SPLITS:
+        raise InputError(f"--split: {split!r} is not an evaluation split; choose one of {', '.join(SPLITS)}")
+    return split
+
+
+def kgqa_task(dataset: str, split: str, sample: Optional[int] = None, data: Optional[Path] = None,
+              dense: Optional[str] = "flat", model: Optional[str] = None) -> tuple[Any, list[str], list[Gold]]:
+    """``(index, questions, golds)`` of a KGQA split, ``sample`` questions taken by stride."""
+    from graphhop.datasets.kgqa import kb_path, load_dataset
+    from graphhop.evaluation import dataset_index, fact_qrels
+    from graphhop.index.dense import DenseOptions
+
+    examples = stride_sample(load_dataset(dataset, check_split(split), data), sample)
+    index = dataset_index(kb_path(dataset, data), DenseOptions(dense) if dense else None, model=model)
+    qrels = fact_qrels(examples, index.docs) if any(ex.gold_facts for ex in examples) else {}
+    golds = [Gold(ex.id, list(ex.answers), set(qrels.get(ex.id, ())), None, {"qtype": ex.qtype} if ex.qtype else {})
+             for ex in examples]
+    return index, [ex.question for ex in examples], golds
+
+
+def builder_golds(examples: Sequence[Any]) -> list[Gold]:
+    """Golds of BGR examples (:class:`~graphhop.train.bgr.BGRExample`): the gold graph, by type and depth."""
+    from graphhop.train.bgr import _depth_key
+
+    return [Gold(ex.id, [], set(ex.gold.evidence_ids), ex.gold, {"type": ex.gold.graph_type(), "depth": _depth_key(ex.depth)})
+            for ex in examples]
+
+
+def text_golds(examples: Sequence[Any]) -> list[Gold]:
+    """Golds of text QA examples (:class:`~graphhop.datasets.textqa.TextQAExample`)."""
+    return [Gold(ex.id, list(getattr(ex, "answers", []) or []),
+                 set(ex.gold) | {f"__unmapped_{i}" for i in range(ex.unmapped)}, None, {"qtype": ex.qtype})
+            for ex in examples]
+
+
+def bgr_systems(model: Any, examples: Sequence[Any], methods: Sequence[str], bm25: Any = None,
+                encode: Any = None, shapes: dict[str, str] | None = None, chains: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One :class:`~graphhop.eval.experiment.System` per BGR method or pool baseline over ``examples``' own pools
+    (:func:`graphhop.train.bgr.method_graph`); set baselines are labelled oracle (:data:`ORACLE_K`)."""
+    from graphhop.eval.experiment import System
+    from graphhop.eval.measures import Prediction
+    from graphhop.retrieve.graphhop import BGRRetriever
+    from graphhop.train.bgr import BASELINES, method_graph
+
+    ret = BGRRetriever(model, encode=encode) if model is not None else None
+    out = {}
+    for m in methods:
+        def predict(questions: list[str], m: str = m) -> list[Prediction]:
+            return [Prediction(graph=method_graph(m, ex, ret, bm25, shapes, chains)) for ex in examples]
+
+        out[m] = System(predict, ORACLE_K if m in BASELINES or m in (chains or {}) else "")
+    return out
