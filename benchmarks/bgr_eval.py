@@ -40,11 +40,9 @@ from graphhop.graph import EvidenceGraph  # noqa: E402
 from graphhop.retrieve.baselines import PoolBM25, golden_chain, ids_to_graph  # noqa: E402
 from graphhop.retrieve.golden import GoldEnSearch  # noqa: E402
 from graphhop.retrieve.graphhop import MERGE_RULES, BGRConfig, BGRRetriever, CandidatePool, load_model  # noqa: E402
-from graphhop.train.bgr import (  # noqa: E402
-    BGRExample, EmbeddingCache, TrainConfig, _depth_key, choose_shapes, evaluate_methods, golden_pool_method,
-    golden_generator,
-    finetune_encoder, load_examples, train_bgr, train_pool_generator,
-)
+from graphhop.eval.bgr import choose_shapes, depth_key, evaluate_methods, golden_generator, golden_pool_method  # noqa: E402
+from graphhop.train.bgr import TrainConfig, finetune_encoder, train_bgr, train_pool_generator  # noqa: E402
+from graphhop.train.bgr_data import BGRExample, EmbeddingCache, load_examples  # noqa: E402
 
 METRICS = ("em", "precision", "recall", "f1", "gm", "gs", "ged")
 
@@ -173,7 +171,7 @@ def open_eval(model, examples: list[BGRExample], db_ids: list[str], db_texts: li
                 continue
             sc = score_graph(g, gold, ged_timeout)
             rows[m]["type"].append(sc)
-            d = type(sc)(**{**sc.__dict__, "graph_type": _depth_key(ex.depth)})
+            d = type(sc)(**{**sc.__dict__, "graph_type": depth_key(ex.depth)})
             rows[m]["depth"].append(d)
     out = {m: {"by_type": breakdown(r["type"]), "by_depth": breakdown(r["depth"])} for m, r in rows.items()}
     return {"methods": out, "first_stage": {"kind": "dense (exact inner product)", "top_n": top_n,

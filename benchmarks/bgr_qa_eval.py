@@ -6,7 +6,7 @@ from the question's own pool (gold + distractors) exactly as in the BGR tables â
 MDR chain / GoldEn (when ``<bgr-dir>/<name>/golden-generator`` exists) with ``k`` = the gold set size,
 BGR forward / backward / bidirectional deciding their own size â€” and the **same reader** answers from
 it: the facts of the retrieved sentences are chained into an evidence graph from the question's
-entities (:func:`graphhop.read.facts.build_evidence_graph`), then the question-type operation over
+entities (:func:`graphhop.read.graphs.build_evidence_graph`), then the question-type operation over
 the untrained MiniLM fact reader (as ``benchmarks/qa_eval.py`` does over the KB). ``gold`` reads the
 gold graph's sentences: the reader's ceiling on these pools. With ``--span-reader DIR`` (a model from
 ``graphhop train reader``) a second column reads the retrieved graph's sentences, linearized in graph
@@ -39,11 +39,13 @@ def run(name: str, data_dir: Path, bgr_dir: Path, cache_dir: Path, limit: int, m
     """One dataset: QA rows per method (see the module docstring)."""
     from graphhop.datasets.builder import read_records
     from graphhop.metrics.qa import exact_match, token_f1
-    from graphhop.read.facts import FactReader, build_evidence_graph
+    from graphhop.read.facts import FactReader
+    from graphhop.read.graphs import build_evidence_graph
     from graphhop.read.ops import OperationReader
     from graphhop.retrieve.baselines import PoolBM25
     from graphhop.retrieve.graphhop import BGRRetriever, load_model
-    from graphhop.train.bgr import EmbeddingCache, golden_generator, golden_pool_method, load_examples, method_graph
+    from graphhop.eval.bgr import golden_generator, golden_pool_method, method_graph
+    from graphhop.train.bgr_data import EmbeddingCache, load_examples
 
     splits = {s: list(read_records(data_dir / f"{s}.jsonl")) for s in ("train", "dev", "test") if (data_dir / f"{s}.jsonl").exists()}
     recs = [r for r in splits["dev"] if r.get("evidence")][:limit]

@@ -25,7 +25,8 @@ import torch  # noqa: E402
 
 from graphhop.datasets.builder import read_records  # noqa: E402
 from graphhop.retrieve.graphhop import BGRConfig, N_PAIR, load_model, pair_features, path_text, token_set  # noqa: E402
-from graphhop.train.bgr import EmbeddingCache, forward_targets, load_examples  # noqa: E402
+from graphhop.train.bgr import forward_targets  # noqa: E402
+from graphhop.train.bgr_data import EmbeddingCache, load_examples  # noqa: E402
 
 
 def step_accuracy(run: Path, records: list[dict], cache_dir: Path) -> dict[int, dict[str, float]]:

@@ -73,7 +73,8 @@ def run(args: argparse.Namespace, templates: list[str]) -> None:
 
     from graphhop.retrieve.baselines import PoolBM25
     from graphhop.retrieve.llm.replay import ReplayServer, load_replies
-    from graphhop.train.bgr import EmbeddingCache, evaluate_methods, load_examples
+    from graphhop.eval.bgr import evaluate_methods
+    from graphhop.train.bgr_data import EmbeddingCache, load_examples
 
     path = args.data_dir / f"{args.split}.jsonl"
     if not path.exists():

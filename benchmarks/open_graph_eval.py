@@ -79,7 +79,8 @@ def main() -> None:
     from graphhop.retrieve.bgr_open import OpenBGR
     from graphhop.retrieve.graphhop import BGRRetriever, CandidatePool, load_model
     from graphhop.retrieve.texthop import HopSearch
-    from graphhop.train.bgr import EmbeddingCache, _depth_key, load_examples
+    from graphhop.eval.bgr import depth_key as _depth_key
+    from graphhop.train.bgr_data import EmbeddingCache, load_examples
 
     torch.set_num_threads(1)
     args.out.mkdir(parents=True, exist_ok=True)

@@ -1,6 +1,6 @@
 """End-to-end QA on the KGQA dev sets: retrieval -> evidence graph -> fact reader (+ question-type op).
 
-For each dataset and method: hop-wise fact retrieval (:func:`graphhop.read.facts.retrieve_evidence`,
+For each dataset and method: hop-wise fact retrieval (:func:`graphhop.retrieve.hops.retrieve_evidence`,
 ``k`` facts for the question, then ``per_entity`` per frontier entity, ``hops`` = the dataset's hop
 count as in the papers, which train and test per hop set; on every set but WC-C, whose questions
 all have that many hops, only walks of exactly ``hops`` facts give answers; on PathQuestion chains
@@ -51,7 +51,9 @@ def run(name: str, methods: list[str], sample: int, k: int, rerankers: dict[str,
     from graphhop.kb.loaders import iter_triples
     from graphhop.kb.store import TripleStore
     from graphhop.pipeline.registry import build_pipeline
-    from graphhop.read.facts import FactReader, graph_from_paths, retrieve_evidence
+    from graphhop.read.facts import FactReader
+    from graphhop.read.graphs import graph_from_paths
+    from graphhop.retrieve.hops import retrieve_evidence
     from graphhop.read.ops import OperationReader, detect_qtype
 
     spec = DATASETS[name]
@@ -126,7 +128,7 @@ def run_builder(paths: list[str], hops: int = 3) -> list[dict]:
 
     from graphhop.datasets.builder import read_records
     from graphhop.graph import EvidenceGraph
-    from graphhop.read.facts import build_evidence_graph
+    from graphhop.read.graphs import build_evidence_graph
     from graphhop.read.ops import OperationReader, detect_qtype
 
     reader = OperationReader()

@@ -44,7 +44,8 @@ def main() -> None:
 
     from graphhop.models.encoder import set_threads
     from graphhop.retrieve.baselines import PoolBM25
-    from graphhop.train.bgr import EmbeddingCache, choose_shapes, evaluate_methods, load_examples
+    from graphhop.eval.bgr import choose_shapes, evaluate_methods
+    from graphhop.train.bgr_data import EmbeddingCache, load_examples
     from graphhop.train.ssg import ssg_graph, train_ssg
 
     torch.set_num_threads(args.threads)

@@ -13,6 +13,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from graphhop.graph import EvidenceGraph
 
 __all__ = [
+    "Triple",
     "Fact",
     "Passage",
     "Hit",
@@ -38,6 +39,10 @@ class InputError(GraphhopError):
 
     The message always names the file (and line or field) and what is wrong.
     """
+
+
+#: A ``(head, relation, tail)`` triple: the one spelling every module uses.
+Triple = tuple[str, str, str]
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 import networkx as nx
 
-from graphhop.core import GraphhopError, InputError
+from graphhop.core import GraphhopError, InputError, Triple
 
 __all__ = [
     "ROOT",
@@ -50,7 +50,6 @@ GRAPH_TYPES = (
     "multi-chain multi-hop",
 )
 
-Triple = tuple[str, str, str]
 
 
 class GraphConstraintError(GraphhopError):

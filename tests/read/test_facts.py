@@ -8,13 +8,11 @@ from graphhop.read.facts import (
     BiEncoderScorer,
     FactReader,
     answer_type,
-    build_evidence_graph,
     find_entities,
-    graph_from_paths,
-    retrieve_evidence,
-    support_graph,
     walks,
 )
+from graphhop.read.graphs import build_evidence_graph, graph_from_paths, support_graph
+from graphhop.retrieve.hops import retrieve_evidence
 
 KB = [
     ("Mona Lisa", "painted_by", "Leonardo da Vinci"),

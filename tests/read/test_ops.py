@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from graphhop.demo import demo_questions
-from graphhop.read.facts import BiEncoderScorer, FactReader, graph_from_paths
+from graphhop.read.facts import BiEncoderScorer, FactReader
+from graphhop.read.graphs import graph_from_paths
 from graphhop.read.ops import (
     OperationReader,
     comparison_direction,

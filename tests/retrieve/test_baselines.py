@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from graphhop.retrieve.baselines import PoolBM25, PoolSearch, golden_chain
-from graphhop.retrieve.golden import GeneratedQuery, HopInput, oracle_trajectory
+from graphhop.retrieve.golden import GeneratedQuery, HopInput
+from graphhop.retrieve.golden_oracle import oracle_trajectory
 from graphhop.train.query_generator import trajectory_examples
 
 POOL_IDS = ["e0", "e1", "e2", "e3"]

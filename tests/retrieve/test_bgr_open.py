@@ -34,7 +34,7 @@ def test_scalar_after_first_ignores_candidate_vectors_on_later_steps():
 
 def test_other_positives_are_added_as_negatives():
     from graphhop.graph import EvidenceGraph
-    from graphhop.train.bgr import BGRExample, add_other_positives
+    from graphhop.train.bgr_data import BGRExample, add_other_positives
 
     def ex(i: int) -> BGRExample:
         ids = [f"g{i}", f"d{i}"]

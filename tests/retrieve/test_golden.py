@@ -13,16 +13,12 @@ from graphhop.retrieve.golden import (
     GoldEnRetriever,
     GoldEnSearch,
     HopInput,
-    _lcsubsequence,
-    _lcsubstring,
-    candidate_spans,
     core_title,
     merge_hops,
-    oracle_query,
-    oracle_trajectory,
     passage_recall,
     title_match_factor,
 )
+from graphhop.retrieve.golden_oracle import _lcsubsequence, _lcsubstring, candidate_spans, oracle_query, oracle_trajectory
 
 # --- title-match factors ---------------------------------------------------------------------
 

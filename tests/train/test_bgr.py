@@ -7,7 +7,8 @@ import pytest
 
 from graphhop.graph import ROOT, EvidenceGraph
 from graphhop.retrieve.graphhop import BGRConfig, BGRRetriever, CandidatePool
-from graphhop.train.bgr import QUESTION_TOKEN, BGRExample, TrainConfig, backward_targets, forward_targets, train_bgr
+from graphhop.train.bgr import QUESTION_TOKEN, TrainConfig, backward_targets, forward_targets, train_bgr
+from graphhop.train.bgr_data import BGRExample
 
 
 def dag() -> EvidenceGraph:
@@ -115,7 +116,7 @@ def test_entailmentbank_trees_give_leaf_targets(data_dir):
 
 
 def test_embedding_cache_merges_concurrent_saves(tmp_path):
-    from graphhop.train.bgr import EmbeddingCache
+    from graphhop.train.bgr_data import EmbeddingCache
 
     c1, c2 = EmbeddingCache(tmp_path), EmbeddingCache(tmp_path)  # two processes, both start empty
     c1._vec["a"], c1._dirty = np.ones(3, dtype=np.float32), True
@@ -130,7 +131,7 @@ def test_embedding_cache_merges_concurrent_saves(tmp_path):
 def test_pool_baselines_run_the_index_code_over_the_pool():
     """dense and mdr over a pool are the index retrievers over the pool as a MemoryIndex."""
     from graphhop.models.encoder import load_encoder
-    from graphhop.train.bgr import method_graph
+    from graphhop.eval.bgr import method_graph
 
     texts = ["Mona Lisa was painted by Leonardo da Vinci.", "Leonardo da Vinci was born in Vinci.",
              "The Starry Night was painted by Vincent van Gogh.", "Vinci is in Italy."]

@@ -40,7 +40,7 @@ def eval_bgr(
     from graphhop.models.locate import check_model
     from graphhop.retrieve.baselines import PoolBM25
     from graphhop.retrieve.graphhop import load_model
-    from graphhop.train.bgr import EmbeddingCache, load_examples
+    from graphhop.train.bgr_data import EmbeddingCache, load_examples
 
     check_model(model, "model", needs=("bgr.pt",))
     set_threads(threads)

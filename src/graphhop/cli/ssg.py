@@ -26,7 +26,7 @@ def train_ssg(
 ) -> None:
     """Train SSG (frozen MiniLM + adapters); every 10th training question chooses epoch and threshold."""
     from graphhop.models.encoder import set_threads
-    from graphhop.train.bgr import EmbeddingCache, load_examples
+    from graphhop.train.bgr_data import EmbeddingCache, load_examples
     from graphhop.train.ssg import train_ssg as run
 
     set_threads(threads)

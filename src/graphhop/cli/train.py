@@ -277,8 +277,9 @@ def train_bgr(
     check_model(None if encoder == "default" else encoder, "--encoder")
     from graphhop.models.encoder import set_threads
     from graphhop.retrieve.graphhop import BGRConfig
-    from graphhop.train.bgr import EmbeddingCache, TrainConfig, add_other_positives, load_examples
+    from graphhop.train.bgr import TrainConfig
     from graphhop.train.bgr import train_bgr as run
+    from graphhop.train.bgr_data import EmbeddingCache, add_other_positives, load_examples
 
     set_threads(threads)
     name = None if encoder == "default" else encoder

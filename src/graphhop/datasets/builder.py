@@ -47,7 +47,7 @@ from typing import Any, Callable, Iterable, Iterator, Protocol, Sequence
 
 import numpy as np
 
-from graphhop.core import GraphhopError, InputError, QAExample
+from graphhop.core import GraphhopError, InputError, QAExample, Triple
 from graphhop.graph import GRAPH_TYPES, EvidenceGraph, GraphConstraintError, StructureCounter
 from graphhop.kb.loaders import iter_jsonl
 from graphhop.kb.store import TripleStore
@@ -75,7 +75,6 @@ __all__ = [
     "record_schema",
 ]
 
-Triple = tuple[str, str, str]
 DISTRACTOR_KINDS = ("dense", "same-head", "random")
 
 #: Predicate phrases per relation (the subject is the head); ``{tail}`` is the tail entity.

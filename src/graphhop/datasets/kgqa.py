@@ -13,7 +13,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
-from graphhop.core import Fact, InputError, QAExample
+from graphhop.core import Fact, InputError, QAExample, Triple
 from graphhop.kb.store import TripleStore
 from graphhop.kb.verbalize import INVERSE_SUFFIX
 
@@ -33,7 +33,6 @@ __all__ = [
     "metaqa_gold_paths",
 ]
 
-Triple = tuple[str, str, str]
 
 
 @dataclass(frozen=True)

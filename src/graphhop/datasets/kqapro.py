@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from graphhop.core import InputError, QAExample
+from graphhop.core import InputError, QAExample, Triple
 from graphhop.kb.loaders import read_json
 from graphhop.kb.store import TripleStore
 from graphhop.kb.verbalize import clean_entity, clean_relation
@@ -49,7 +49,6 @@ __all__ = [
     "ground_programs",
 ]
 
-Triple = tuple[str, str, str]
 _FILTERS = {"FilterStr", "FilterNum", "FilterYear", "FilterDate"}
 _TERMINALS = {"What": "what", "Count": "count", "QueryAttr": "attr", "QueryRelation": "relation",
               "SelectBetween": "select"}

@@ -12,11 +12,11 @@ from __future__ import annotations
 import hashlib
 from typing import Hashable, Sequence
 
+from graphhop.core import Triple
 from graphhop.kb.verbalize import INVERSE_SUFFIX
 
 __all__ = ["canonical_triple", "canonical_path", "assign_split", "grouped_splits"]
 
-Triple = tuple[str, str, str]
 
 
 def canonical_triple(triple: Sequence[str]) -> Triple:

@@ -92,7 +92,8 @@ def golden_systems(
     generator's setting (its model card), else 25.
     """
     from graphhop.retrieve import make_retriever
-    from graphhop.retrieve.golden import GoldEnRetriever, GoldEnSearch, SpanQueryGenerator, merge_hops, oracle_trajectory
+    from graphhop.retrieve.golden import GoldEnRetriever, GoldEnSearch, SpanQueryGenerator, merge_hops
+    from graphhop.retrieve.golden_oracle import oracle_trajectory
 
     search, generator = GoldEnSearch(index), None
     if _check(methods, selector_dir):

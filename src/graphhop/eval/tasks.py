@@ -49,10 +49,10 @@ def kgqa_task(dataset: str, split: str, sample: Optional[int] = None, data: Opti
 
 
 def builder_golds(examples: Sequence[Any]) -> list[Gold]:
-    """Golds of BGR examples (:class:`~graphhop.train.bgr.BGRExample`): the gold graph, by type and depth."""
-    from graphhop.train.bgr import _depth_key
+    """Golds of BGR examples (:class:`~graphhop.train.bgr_data.BGRExample`): the gold graph, by type and depth."""
+    from graphhop.eval.bgr import depth_key
 
-    return [Gold(ex.id, [], set(ex.gold.evidence_ids), ex.gold, {"type": ex.gold.graph_type(), "depth": _depth_key(ex.depth)})
+    return [Gold(ex.id, [], set(ex.gold.evidence_ids), ex.gold, {"type": ex.gold.graph_type(), "depth": depth_key(ex.depth)})
             for ex in examples]
 
 
@@ -66,11 +66,11 @@ def text_golds(examples: Sequence[Any]) -> list[Gold]:
 def bgr_systems(model: Any, examples: Sequence[Any], methods: Sequence[str], bm25: Any = None,
                 encode: Any = None, shapes: dict[str, str] | None = None, chains: dict[str, Any] | None = None) -> dict[str, Any]:
     """One :class:`~graphhop.eval.experiment.System` per BGR method or pool baseline over ``examples``' own pools
-    (:func:`graphhop.train.bgr.method_graph`); set baselines are labelled oracle (:data:`ORACLE_K`)."""
+    (:func:`graphhop.eval.bgr.method_graph`); set baselines are labelled oracle (:data:`ORACLE_K`)."""
     from graphhop.eval.experiment import System
     from graphhop.eval.measures import Prediction
     from graphhop.retrieve.graphhop import BGRRetriever
-    from graphhop.train.bgr import BASELINES, method_graph
+    from graphhop.eval.bgr import BASELINES, method_graph
 
     ret = BGRRetriever(model, encode=encode) if model is not None else None
     out = {}

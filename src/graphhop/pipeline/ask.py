@@ -96,7 +96,7 @@ class AskPipeline(Stage):
 
 
 def _result(question: str, method: str, graph: "EvidenceGraph", result: Any, timings: dict[str, float]) -> AskResult:
-    from graphhop.read.facts import support_graph
+    from graphhop.read.graphs import support_graph
 
     score = result.answer.score
     support = list(result.answer.support)

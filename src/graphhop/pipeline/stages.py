@@ -19,7 +19,7 @@ __all__ = ["HopGraphs", "ReaderStage", "bm25", "dense", "rerank", "hops", "bgr",
 
 
 class HopGraphs(Stage):
-    """Evidence graphs of facts chained from the question's entities (:func:`graphhop.read.facts.retrieve_evidence`).
+    """Evidence graphs of facts chained from the question's entities (:func:`graphhop.retrieve.hops.retrieve_evidence`).
 
     After a retriever (``retriever >> hops``) the retriever runs at every hop: ``k`` facts for the
     question, then up to ``per_entity`` per frontier entity, chains of at most ``max_hops`` facts.
@@ -33,13 +33,13 @@ class HopGraphs(Stage):
 
     def build(self, first: Stage, questions: list[str]) -> list["EvidenceGraph"]:
         """Hop-wise retrieval with ``first`` at every hop."""
-        from graphhop.read.facts import retrieve_evidence
+        from graphhop.retrieve.hops import retrieve_evidence
 
         return retrieve_evidence(first, self.docs, questions, k=self.k, hops=self.max_hops, loops=self.loops)
 
     def graphs(self, questions: Sequence[str], rankings: Sequence[Ranking]) -> list["EvidenceGraph"]:
         """Graphs over the given candidates only (no further search)."""
-        from graphhop.read.facts import build_evidence_graph
+        from graphhop.read.graphs import build_evidence_graph
 
         out = []
         for q, ranking in zip(questions, rankings):

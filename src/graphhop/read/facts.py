@@ -2,7 +2,7 @@
 
 Two steps, usable on their own:
 
-:func:`build_evidence_graph`
+:func:`graphhop.read.graphs.build_evidence_graph`
     Retrieved facts -> an :class:`~graphhop.graph.EvidenceGraph`. The question's entities are found
     in its text (longest non-overlapping mention of any entity of the retrieved facts; MetaQA's
     ``[topic]`` brackets are used when present). From each of them, facts that share an entity are
@@ -42,7 +42,7 @@ from typing import Any, Iterable, Protocol, Sequence
 
 import numpy as np
 
-from graphhop.core import Answer, Fact
+from graphhop.core import Answer, Triple
 from graphhop.graph import EvidenceGraph
 from graphhop.kb.verbalize import INVERSE_SUFFIX, clean_entity, clean_relation, normalize_question
 
@@ -59,15 +59,10 @@ __all__ = [
     "bracket_entities",
     "fact_text",
     "answer_type",
-    "build_evidence_graph",
-    "retrieve_evidence",
-    "graph_from_paths",
-    "support_graph",
     "walks",
     "FactReader",
 ]
 
-Triple = tuple[str, str, str]
 _BRACKET = re.compile(r"\[([^\]]+)\]")
 
 
@@ -227,207 +222,6 @@ def walks(evidence: EvidenceGraph, starts: Sequence[str], limit: int = 20_000, l
                         step = Step(nxt, (h, r, t), fwd)
                         stack.append((nxt, Walk(walk.start, walk.steps + (step,)), visited | {other}))
     return out
-
-
-# ---------------------------------------------------------------------- building graphs
-def build_evidence_graph(
-    question: str,
-    facts: Sequence[tuple[str, Fact | Sequence[str]]],
-    texts: dict[str, str] | None = None,
-    topic_entities: Sequence[str] | None = None,
-    max_hops: int = 3,
-    max_chains: int = 2000,
-    loops: bool = False,
-) -> EvidenceGraph:
-    """Chain retrieved ``facts`` (``(evidence id, fact)`` pairs, best first) into an evidence graph
-    rooted at ``question`` (see the module docstring). ``texts`` gives node texts (default: the
-    verbalized fact). ``topic_entities`` overrides the entity matching. With ``loops`` a chain may
-    revisit an entity (never a fact), as PathQuestion's paths do."""
-    triples: dict[str, Triple] = {}
-    for eid, f in facts:
-        triples[eid] = f.triple if isinstance(f, Fact) else (str(f[0]), str(f[1]), str(f[2]))
-    entities = {e for h, _, t in triples.values() for e in (h, t)}
-    if topic_entities:
-        starts = [e for e in topic_entities if e in entities]
-    else:
-        marked = bracket_entities(question)
-        starts = [e for e in marked if e in entities] if marked else []
-        if not starts:
-            starts = find_entities(question, entities)
-    incident: dict[str, list[str]] = {}
-    for eid, (h, _, t) in triples.items():
-        incident.setdefault(h, []).append(eid)
-        if t != h:
-            incident.setdefault(t, []).append(eid)
-    chains: list[list[str]] = []
-    # breadth-first so that short chains are kept first when the cap is hit
-    frontier: list[tuple[list[str], str, frozenset[str]]] = [([], s, frozenset({s})) for s in dict.fromkeys(starts)]
-    for _ in range(max_hops):
-        nxt_frontier = []
-        for path, cur, visited in frontier:
-            for eid in incident.get(cur, []):
-                if eid in path:
-                    continue
-                h, _, t = triples[eid]
-                other = t if h == cur else h
-                if other in visited and not loops:
-                    continue
-                new = path + [eid]
-                chains.append(new)
-                nxt_frontier.append((new, other, visited | {other}))
-                if len(chains) >= max_chains:
-                    break
-            if len(chains) >= max_chains:
-                break
-        frontier = nxt_frontier
-        if len(chains) >= max_chains:
-            break
-    graph = EvidenceGraph(question)
-    for chain in chains:
-        prev = graph.root
-        for eid in chain:
-            if eid not in graph.g:
-                graph.add_evidence(eid, (texts or {}).get(eid) or fact_text(triples[eid]), [triples[eid]])
-            if not graph.g.has_edge(prev, eid):
-                if prev != graph.root and _reaches(graph, eid, prev):
-                    break  # the edge would close a cycle: keep the graph a DAG
-                graph.add_edge(prev, eid)
-            prev = eid
-    return graph
-
-
-def _question_starts(question: str, entities: set[str], topic_entities: Sequence[str] | None) -> list[str]:
-    if topic_entities:
-        found = [e for e in topic_entities if e in entities]
-        if found:
-            return found
-    marked = [e for e in bracket_entities(question) if e in entities]
-    return marked or find_entities(question, entities)
-
-
-def retrieve_evidence(
-    retriever: Any,
-    docs: Any,
-    questions: Sequence[str],
-    k: int = 20,
-    hops: int = 3,
-    beam: int = 8,
-    per_entity: int = 10,
-    topic_entities: Sequence[Sequence[str] | None] | None = None,
-    loops: bool = False,
-) -> list[EvidenceGraph]:
-    """Hop-wise fact retrieval, then :func:`build_evidence_graph`, for a batch of questions.
-
-    Hop 1 retrieves the question's top ``k`` facts. Each later hop takes up to ``beam`` *frontier*
-    entities (reached by chains from the question's entities but not yet expanded; shorter chains
-    and better-ranked facts first) and retrieves for each the top facts of ``question + entity
-    name`` that hold the entity (``per_entity`` kept of ``3 * per_entity`` searched). ``docs`` is a
-    :class:`~graphhop.index.directory.DocStore` of fact documents. The retriever is the method under
-    test at every hop. ``loops`` lets chains revisit entities (see :func:`build_evidence_graph`).
-    """
-    topics = list(topic_entities) if topic_entities is not None else [None] * len(questions)
-    first = retriever.search(list(questions), k)
-    pools: list[dict[str, Triple]] = []
-    for ranking in first:
-        pool: dict[str, Triple] = {}
-        for h in ranking:
-            doc = docs[h.id]
-            if doc.fact is not None:
-                pool.setdefault(h.id, doc.fact.triple)
-        pools.append(pool)
-    expanded: list[set[str]] = [set() for _ in questions]
-    for _ in range(2, hops + 1):
-        queries: list[tuple[int, str]] = []
-        for i, (q, pool) in enumerate(zip(questions, pools)):
-            ents = {e for h, _, t in pool.values() for e in (h, t)}
-            starts = _question_starts(q, ents, topics[i])
-            frontier = _frontier(pool, starts, hops)
-            picked = [e for e in frontier if e not in expanded[i]][:beam]
-            expanded[i].update(picked)
-            expanded[i].update(starts)
-            queries += [(i, e) for e in picked]
-        if not queries:
-            break
-        hits = retriever.search([f"{questions[i]} {clean_entity(e)}" for i, e in queries], 3 * per_entity)
-        for (i, e), ranking in zip(queries, hits):
-            kept = 0
-            for h in ranking:
-                doc = docs[h.id]
-                if doc.fact is None or e not in (doc.fact.head, doc.fact.tail):
-                    continue
-                pools[i].setdefault(h.id, doc.fact.triple)
-                kept += 1
-                if kept >= per_entity:
-                    break
-    return [
-        build_evidence_graph(q, list(pool.items()), {eid: docs[eid].text for eid in pool}, topics[i], max_hops=hops,
-                             loops=loops)
-        for i, (q, pool) in enumerate(zip(questions, pools))
-    ]
-
-
-def _frontier(pool: dict[str, Triple], starts: Sequence[str], hops: int) -> list[str]:
-    """Entities reachable from ``starts`` through the pool's facts, nearest first (then pool order)."""
-    incident: dict[str, list[str]] = {}
-    for eid, (h, _, t) in pool.items():
-        incident.setdefault(h, []).append(eid)
-        incident.setdefault(t, []).append(eid)
-    seen = dict.fromkeys(starts)
-    layer = list(seen)
-    out: list[str] = []
-    for _ in range(hops - 1):
-        nxt = []
-        for e in layer:
-            for eid in incident.get(e, []):
-                h, _, t = pool[eid]
-                other = t if h == e else h
-                if other not in seen:
-                    seen[other] = None
-                    nxt.append(other)
-                    out.append(other)
-        layer = nxt
-    return out
-
-
-def _reaches(graph: EvidenceGraph, source: str, target: str) -> bool:
-    import networkx as nx
-
-    return nx.has_path(graph.g, source, target)
-
-
-def graph_from_paths(question: str, paths: Sequence[Sequence[Sequence[str]]]) -> EvidenceGraph:
-    """A (gold) evidence graph from reasoning paths of triples: one node per distinct triple, the
-    root -> first triple -> ... -> last triple of every path (the reader's ceiling input)."""
-    ids: dict[Triple, str] = {}
-    evidence: dict[str, dict[str, Any]] = {}
-    chains = []
-    for path in paths:
-        chain = []
-        for tr in path:
-            key = (str(tr[0]), str(tr[1]), str(tr[2]))
-            if key not in ids:
-                ids[key] = f"g{len(ids)}"
-                evidence[ids[key]] = {"text": fact_text(key), "facts": [list(key)]}
-            chain.append(ids[key])
-        chains.append(chain)
-    return EvidenceGraph.from_chains(question, chains, evidence)
-
-
-def support_graph(evidence: EvidenceGraph, support: Iterable[str]) -> EvidenceGraph:
-    """The sub-graph of ``evidence`` induced by the root and the ``support`` node ids (an answer's
-    evidence), keeping their edges; nodes it cannot reach from the root are dropped."""
-    keep = [n for n in dict.fromkeys(support) if n in evidence.g and n != evidence.root]
-    sub = EvidenceGraph(evidence.question, evidence.root, evidence.text_evidence)
-    for n in keep:
-        d = evidence.g.nodes[n]
-        sub.add_evidence(n, d.get("text", ""), d.get("facts", []), d.get("kind", "evidence"))
-    for u, v in evidence.g.subgraph([evidence.root, *keep]).edges:
-        sub.add_edge(u, v)
-    import networkx as nx
-
-    reach = nx.descendants(sub.g, sub.root)
-    sub.g.remove_nodes_from([n for n in keep if n not in reach])
-    return sub
 
 
 # ---------------------------------------------------------------------- scoring

@@ -10,7 +10,7 @@ graph so graph metrics can be computed:
 Methods: :func:`random_topk` (seeded uniform sample) and :class:`PoolBM25` (the index's BM25 over the
 whole document collection, restricted to the pool; ties broken by pool order). Dense and MDR over a
 pool are the index retrievers over the pool as an in-memory index
-(:func:`graphhop.train.bgr.pool_retriever`).
+(:func:`graphhop.eval.bgr.pool_retriever`).
 
 GoldEn over a pool (:class:`PoolSearch`, :func:`golden_chain`): GoldEn's hop loop with a query
 generator (a trained span selector) and BM25 over the pool; hop ``h`` takes its best unused hit, and

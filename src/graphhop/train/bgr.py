@@ -9,20 +9,19 @@ the question with the question token. A 1-hop fact (root-adjacent *and* a sink) 
 positive root child in forward and a positive leaf with the question as parent in backward — the
 released code labels it 0 in both; we do not.
 
-The loss is binary cross-entropy over the candidates of each prefix (pool nodes not on the path,
-plus the question token in backward). Each epoch scores the dev set with the real depth-first
-retrieval (evidence-set F1 per direction) and keeps the best weights of each direction.
+The loss is binary cross-entropy over the candidates of each prefix (pool nodes not on the path, plus
+the question token in backward). Each epoch scores the selection set with the real depth-first retrieval
+(evidence-set F1 per direction) and keeps the best weights of each direction. Examples: :mod:`graphhop.train.bgr_data`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import torch
@@ -32,29 +31,12 @@ from graphhop.core import InputError
 from graphhop.graph import ROOT, EvidenceGraph
 from graphhop.metrics.graph import set_scores
 from graphhop.retrieve.graphhop import (
-    MERGE_RULES,
-    N_PAIR,
-    BGRConfig,
-    BGRModel,
-    BGRRetriever,
-    CandidatePool,
-    merge_graphs,
-    retrievable_graph,
-    retrieve_direction,
-    save_model,
-    _graph_from_edges,
-    pair_features,
-    path_text,
-    token_set,
+    MERGE_RULES, N_PAIR, BGRConfig, BGRModel, merge_graphs, retrieve_direction, save_model, _graph_from_edges, pair_features, path_text,
 )
+from graphhop.train.bgr_data import BGRExample
 
 __all__ = [
-    "add_other_positives",
     "QUESTION_TOKEN",
-    "BGRExample",
-    "EmbeddingCache",
-    "query_text",
-    "load_examples",
     "forward_targets",
     "backward_targets",
     "TrainConfig",
@@ -62,170 +44,14 @@ __all__ = [
     "train_bgr",
     "select_inference",
     "predict_direction_results",
-    "evaluate_methods",
-    "choose_shapes",
-    "BGR_METHODS",
-    "BASELINES",
-    "method_graph",
     "encoder_triples",
     "finetune_encoder",
     "gold_order",
     "train_pool_generator",
-    "golden_generator",
-    "golden_pool_method",
 ]
 
 #: The target id of the question in backward targets (the learned question token).
 QUESTION_TOKEN = ROOT
-
-
-@dataclass
-class BGRExample:
-    """One question: its query text, candidate pool (with vectors) and retrievable gold graph."""
-
-    id: str
-    question: str
-    query: str
-    pool: CandidatePool
-    question_vec: np.ndarray
-    gold: EvidenceGraph
-    depth: int
-    graph_type: str
-    source: str = ""
-    _q_tokens: frozenset[str] | None = None
-
-    @property
-    def q_tokens(self) -> frozenset[str]:
-        """Word set of the query (pair features)."""
-        if self._q_tokens is None:
-            self._q_tokens = token_set(self.query)
-        return self._q_tokens
-
-
-# ---------------------------------------------------------------------- encoding cache
-class EmbeddingCache:
-    """Text -> frozen encoder vector, persisted as ``<dir>/<model-hash>.npz`` (texts + matrix)."""
-
-    def __init__(self, cache_dir: str | Path | None, model: str | None = None, batch_size: int = 64) -> None:
-        from graphhop.models.encoder import canonical_model_name
-
-        self.model_name = canonical_model_name(model)
-        self.model = model
-        self.batch_size = batch_size
-        self.path = None
-        self._vec: dict[str, np.ndarray] = {}
-        if cache_dir is not None:
-            key = hashlib.md5(self.model_name.encode()).hexdigest()[:10]
-            self.path = Path(cache_dir) / f"emb-{key}.npz"
-            if self.path.exists():
-                try:
-                    data = np.load(self.path, allow_pickle=False)
-                    texts = json.loads(str(data["texts"]))
-                    mat = data["vectors"]
-                    self._vec = {t: mat[i] for i, t in enumerate(texts)}
-                except (OSError, ValueError, KeyError):  # a damaged cache is only a cache: re-encode
-                    self._vec = {}
-        self._dirty = False
-
-    def encode(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
-        """Vectors of ``texts`` (normalized), encoding only texts not seen before."""
-        todo = list(dict.fromkeys(t for t in texts if t not in self._vec))
-        if todo:
-            from graphhop.models.encoder import load_encoder
-
-            enc = load_encoder(self.model)
-            mat = enc.encode(todo, batch_size=self.batch_size, convert_to_numpy=True, normalize_embeddings=True,
-                             show_progress_bar=progress)
-            for t, v in zip(todo, np.asarray(mat, dtype=np.float32)):
-                self._vec[t] = v
-            self._dirty = True
-        if not texts:
-            return np.zeros((0, 384), dtype=np.float32)
-        return np.stack([self._vec[t] for t in texts]).astype(np.float32)
-
-    def save(self) -> None:
-        """Persist new vectors (atomic replace), merged with what another process saved meanwhile."""
-        if self.path is None or not self._dirty:
-            return
-        from graphhop.io import atomic_file
-
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        if self.path.exists():
-            try:
-                data = np.load(self.path, allow_pickle=False)
-                mat = data["vectors"]
-                for i, t in enumerate(json.loads(str(data["texts"]))):
-                    if t not in self._vec:
-                        self._vec[t] = mat[i]
-            except (OSError, ValueError, KeyError):
-                pass
-        texts = list(self._vec)
-        with atomic_file(self.path, "wb") as fh:
-            np.savez(fh, texts=np.array(json.dumps(texts)), vectors=np.stack([self._vec[t] for t in texts]))
-        self._dirty = False
-
-
-# ---------------------------------------------------------------------- examples
-def query_text(rec: dict[str, Any]) -> str:
-    """The text encoded as the question: the normalized question; for EntailmentBank the
-    hypothesis (a task input there) followed by the question."""
-    from graphhop.kb.verbalize import normalize_question
-
-    if str(rec.get("source", "")).startswith("entailmentbank"):
-        hyp = next((n.get("text", "") for n in rec["graph"].get("nodes", []) if n.get("kind") == "hypothesis"), "")
-        return f"{hyp} {rec['question']}".strip()
-    return normalize_question(rec["question"])
-
-
-def load_examples(records: Iterable[dict[str, Any]], cache: EmbeddingCache, limit: int | None = None,
-                  progress: bool = False) -> list[BGRExample]:
-    """Builder/EntailmentBank records -> :class:`BGRExample` (vectors from ``cache``)."""
-    recs = []
-    for rec in records:
-        if limit is not None and len(recs) >= limit:
-            break
-        if rec.get("evidence"):
-            recs.append(rec)
-    texts = [query_text(r) for r in recs] + [e["text"] for r in recs for e in r["evidence"]]
-    cache.encode(texts, progress=progress)
-    cache.save()
-    out = []
-    for rec in recs:
-        ev = rec["evidence"]
-        pool = CandidatePool([e["id"] for e in ev], [e["text"] for e in ev], cache.encode([e["text"] for e in ev]),
-                             [e.get("facts", []) for e in ev])
-        gold = retrievable_graph(EvidenceGraph.from_json(rec["graph"], rec["id"]), pool.ids)
-        depth = int(rec.get("hops") or 0) or gold.depth()
-        q = query_text(rec)
-        out.append(BGRExample(rec["id"], rec["question"], q, pool, cache.encode([q])[0], gold, depth,
-                              gold.graph_type() if len(gold) else "empty", str(rec.get("source", ""))))
-    return out
-
-
-def add_other_positives(examples: Sequence[BGRExample], n: int, seed: int = 13) -> list[BGRExample]:
-    """Training pools with ``n`` more distractors each: gold evidence of *other* questions (seeded),
-    so a sentence that is a positive somewhere is also a negative elsewhere and the matcher cannot
-    learn which sentences tend to be positives. Texts already in the pool are not added twice."""
-    golds = [(i, e) for i, ex in enumerate(examples) for e in ex.gold.evidence_ids if e in ex.pool.ids]
-    out = []
-    for i, ex in enumerate(examples):
-        if n <= 0 or len(golds) < 2:
-            out.append(ex)
-            continue
-        rng = random.Random(f"{seed}|{ex.id}")
-        have = set(ex.pool.texts)
-        ids, texts, vecs, facts = list(ex.pool.ids), list(ex.pool.texts), [ex.pool.vectors], list(ex.pool.facts)
-        for j, e in rng.sample(golds, min(len(golds), 4 * n)):
-            other = examples[j].pool
-            k = other.ids.index(e)
-            if j == i or other.texts[k] in have or len(ids) - len(ex.pool.ids) >= n:
-                continue
-            have.add(other.texts[k])
-            ids.append(f"other:{examples[j].id}:{e}"), texts.append(other.texts[k]), facts.append(other.facts[k])
-            vecs.append(other.vectors[k : k + 1])
-        pool = CandidatePool(ids, texts, np.concatenate(vecs), facts)
-        out.append(BGRExample(ex.id, ex.question, ex.query, pool, ex.question_vec, ex.gold, ex.depth, ex.graph_type, ex.source))
-    return out
 
 
 # ---------------------------------------------------------------------- teacher-forcing targets
@@ -547,104 +373,6 @@ def select_inference(model: BGRModel, dev: Sequence[BGRExample],
             "merge": cfg.merge, "union_threshold": cfg.union_threshold, "dev": table}
 
 
-# ---------------------------------------------------------------------- evaluation
-BGR_METHODS = ("bgr-forward", "bgr-backward", "bgr-bidirectional")
-BASELINES = ("random", "bm25", "dense", "mdr")
-
-
-def _depth_key(depth: int) -> str:
-    return f"depth {depth}" if depth < 4 else "depth 4+"
-
-
-def evaluate_methods(
-    model: BGRModel | None,
-    examples: Sequence[BGRExample],
-    methods: Sequence[str] = BASELINES + BGR_METHODS,
-    bm25: Any = None,
-    encode: Callable[[list[str]], np.ndarray] | None = None,
-    shapes: dict[str, str] | None = None,
-    extra_merges: Sequence[str] = (),
-    ged_timeout: float = 1.0,
-    seed: int = 13,
-    progress: bool = False,
-    chains: dict[str, Callable[[BGRExample, int], list[str]]] | None = None,
-    graphs: dict[str, Callable[[BGRExample], EvidenceGraph]] | None = None,
-) -> dict[str, dict[str, Any]]:
-    """Score every method on ``examples``: ``{method: {"by_type": breakdown, "by_depth": breakdown,
-    "seconds": ...}}``. Baselines use ``k`` = the gold set size; their graph ``shape`` (chain or star)
-    comes from ``shapes`` (default chain). ``extra_merges`` adds ``bgr-merge:<rule>`` rows. ``chains``
-    adds chain baselines by name: ``fn(example, k)`` -> evidence ids in hop order (e.g. GoldEn);
-    ``graphs`` adds graph methods by name: ``fn(example)`` -> an evidence graph (e.g. SSG, an LLM)."""
-    from tqdm.auto import tqdm
-
-    from graphhop.metrics.graph import breakdown, score_graph
-
-    shapes = shapes or {}
-    rows: dict[str, list] = {}
-    seconds: dict[str, float] = {}
-    ret = BGRRetriever(model, encode=encode) if model is not None else None
-    chains, graphs = chains or {}, graphs or {}
-    all_methods = list(methods) + [c for c in [*chains, *graphs] if c not in methods] + [f"bgr-merge:{r}" for r in extra_merges]
-    for method in all_methods:
-        scores, depth_scores = [], []
-        t0 = time.perf_counter()
-        for ex in tqdm(examples, desc=method, disable=not progress, mininterval=5):
-            pred = graphs[method](ex) if method in graphs else method_graph(method, ex, ret, bm25, shapes, chains, seed)
-            sc = score_graph(pred, ex.gold, ged_timeout)
-            scores.append(sc)
-            d = _dataclass_copy(sc)
-            d.graph_type = _depth_key(ex.depth)
-            depth_scores.append(d)
-        seconds[method] = time.perf_counter() - t0
-        rows[method] = {"by_type": breakdown(scores), "by_depth": breakdown(depth_scores), "seconds": round(seconds[method], 2)}
-    return rows
-
-
-def pool_retriever(ex: BGRExample, encoder: str | None = None) -> Any:
-    """Dense retrieval over ``ex``'s pool: the pool as a :class:`~graphhop.index.memory.MemoryIndex` of its
-    cached vectors (the same code as over a whole index; ``encoder`` encodes the queries)."""
-    from graphhop.index.memory import MemoryIndex
-    from graphhop.retrieve.dense import DenseRetriever
-
-    index = MemoryIndex.from_texts(ex.pool.ids, ex.pool.texts, sparse=None, vectors=ex.pool.vectors, model=encoder)
-    return DenseRetriever(index)
-
-
-def method_graph(method: str, ex: BGRExample, ret: BGRRetriever | None = None, bm25: Any = None,
-                 shapes: dict[str, str] | None = None, chains: dict[str, Callable[[BGRExample, int], list[str]]] | None = None,
-                 seed: int = 13) -> EvidenceGraph:
-    """The evidence graph one method retrieves from ``ex``'s pool: a baseline (``k`` = the gold set
-    size, drawn as ``shapes[method]``), a ``chains`` baseline, ``bgr-<mode>`` or ``bgr-merge:<rule>``.
-    ``dense`` and ``mdr`` (beam 3) run the index code over the pool (:func:`pool_retriever`)."""
-    from graphhop.retrieve.baselines import ids_to_graph, random_topk
-    from graphhop.retrieve.mdr import MDRRetriever
-
-    shapes, chains = shapes or {}, chains or {}
-    k = len(ex.gold.evidence_ids)
-    texts = dict(zip(ex.pool.ids, ex.pool.texts))
-    facts = dict(zip(ex.pool.ids, ex.pool.facts))
-    shape = shapes.get(method, "chain")
-    if method == "random":
-        return ids_to_graph(ex.question, random_topk(ex.pool.ids, k, f"{seed}|{ex.id}"), texts, shape, facts)
-    if method == "bm25":
-        return ids_to_graph(ex.question, bm25.topk(ex.query, ex.pool.ids, ex.pool.texts, k), texts, shape, facts)
-    encoder = ret.cfg.encoder if ret is not None else None
-    if method == "dense":
-        hits = pool_retriever(ex, encoder).search_vectors(ex.question_vec[None, :], k)[0]
-        return ids_to_graph(ex.question, [h.id for h in hits], texts, shape, facts)
-    if method == "mdr":
-        chain = MDRRetriever(pool_retriever(ex, encoder), hops=min(k, len(ex.pool.ids)), beam=3).retrieve_chains([ex.query])[0][0]
-        return ids_to_graph(ex.question, list(chain.ids), texts, "chain", facts)
-    if method in chains:
-        return ids_to_graph(ex.question, chains[method](ex, k), texts, "chain", facts)
-    if ret is not None and method in BGR_METHODS:
-        return ret.retrieve_pool(ex.question, ex.pool, ex.question_vec, mode=method.split("-", 1)[1], query=ex.query)
-    if ret is not None and method.startswith("bgr-merge:"):
-        return ret.retrieve_pool(ex.question, ex.pool, ex.question_vec, mode="bidirectional",
-                                 merge=method.split(":", 1)[1], query=ex.query)
-    raise InputError(f"unknown method {method!r}" + ("" if ret is not None or not method.startswith("bgr") else " (no BGR model)"))
-
-
 def encoder_triples(examples: Sequence[BGRExample], negatives: int = 3, path_limit: int = 16,
                     seed: int = 13) -> list[tuple[str, str, list[str]]]:
     """``(query, positive, hard negatives)`` for fine-tuning the encoder: one per child of every
@@ -763,42 +491,3 @@ def train_pool_generator(
                                  out=out, card=card)
     card.update({"train_examples": len(spans), "steps": result.steps, "train_seconds": round(result.seconds, 1)})
     return card
-
-
-def golden_generator(generator_dir: str | Path) -> Any:
-    """The query generator saved by :func:`train_pool_generator` (a span selector), loaded once."""
-    from graphhop.models.span import SpanSelector
-    from graphhop.retrieve.golden import SpanQueryGenerator
-
-    return SpanQueryGenerator(SpanSelector.from_pretrained(str(generator_dir)))
-
-
-def golden_pool_method(generator: Any, bm25: Any) -> Callable[[BGRExample, int], list[str]]:
-    """GoldEn over a pool as a chain baseline for :func:`evaluate_methods`: ``k`` hops, each the best
-    unused BM25 hit of ``generator``'s query (see :func:`graphhop.retrieve.baselines.golden_chain`)."""
-    from graphhop.retrieve.baselines import PoolSearch, golden_chain
-
-    def run(ex: BGRExample, k: int) -> list[str]:
-        return golden_chain(ex.query, PoolSearch(bm25, ex.pool.ids, ex.pool.texts), generator, k)
-
-    return run
-
-
-def _dataclass_copy(obj):
-    import copy
-
-    return copy.copy(obj)
-
-
-def choose_shapes(examples: Sequence[BGRExample], bm25: Any, encode: Callable | None, seed: int = 13) -> dict[str, str]:
-    """For each set baseline, the graph shape (chain or star) with the better dev GM (ties: chain)."""
-    out = {"mdr": "chain"}  # a chain retriever: its hop order is its graph
-    for m in ("random", "bm25", "dense"):
-        best = ("chain", -1.0)
-        for shape in ("chain", "star"):
-            r = evaluate_methods(None, examples, [m], bm25, encode, {m: shape}, ged_timeout=0.05, seed=seed)
-            gm = r[m]["by_type"]["all"]["gm"]
-            if gm > best[1]:
-                best = (shape, gm)
-        out[m] = best[0]
-    return out

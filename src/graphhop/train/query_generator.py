@@ -1,6 +1,6 @@
 """Training GoldEn's query generator: a span selector fitted to the oracle queries.
 
-Training data comes from :func:`graphhop.retrieve.golden.oracle_trajectory`: one example per hop
+Training data comes from :func:`graphhop.retrieve.golden_oracle.oracle_trajectory`: one example per hop
 (``first = "hop N"``, ``second`` = the hop's context, span = the oracle query), plus one *stop*
 example per question (the context after the last gold hop, null span) that teaches the learned stop
 criterion. Hops whose oracle query never retrieves its target (in the top 50) are left out.
@@ -21,7 +21,8 @@ from graphhop.core import InputError
 from graphhop.datasets.textqa import TextQAExample
 from graphhop.metrics.qa import token_f1
 from graphhop.models.span import SpanExample, SpanSelector
-from graphhop.retrieve.golden import GoldEnSearch, hop_prompt, oracle_trajectory
+from graphhop.retrieve.golden import GoldEnSearch, hop_prompt
+from graphhop.retrieve.golden_oracle import oracle_trajectory
 from graphhop.train.common import TrainResult, fine_tune
 
 __all__ = ["OracleStats", "query_examples", "trajectory_examples", "evaluate_spans", "TrainResult", "train_span_selector"]

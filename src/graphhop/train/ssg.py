@@ -36,7 +36,7 @@ class SSGState:
 
 
 def ssg_states(ex: Any, sep: str = " [SEP] ") -> list[SSGState]:
-    """Every state of ``ex``'s gold chains (a :class:`~graphhop.train.bgr.BGRExample`)."""
+    """Every state of ``ex``'s gold chains (a :class:`~graphhop.train.bgr_data.BGRExample`)."""
     pos = {d: i for i, d in enumerate(ex.pool.ids)}
     chains = [[pos[n] for n in c if n in pos] for c in ex.gold.chains()]
     chains = [c for c in chains if c]
@@ -81,7 +81,7 @@ def _batches(n: int, size: int, rng: random.Random) -> list[list[int]]:
 
 
 def ssg_graph(model: SSGModel, ex: Any, encode: Callable[[list[str]], np.ndarray], cfg: SSGConfig | None = None) -> Any:
-    """SSG's evidence graph for one :class:`~graphhop.train.bgr.BGRExample` (closed pool)."""
+    """SSG's evidence graph for one :class:`~graphhop.train.bgr_data.BGRExample` (closed pool)."""
     sets = support_sets(model, ex.query, ex.pool.texts, ex.pool.vectors, encode, cfg)
     return sets_to_graph(ex.question, [c for c, _ in sets], ex.pool.ids, ex.pool.texts, ex.pool.facts)
 

@@ -1,0 +1,159 @@
+"""BGR and its pool baselines scored on builder examples: each method's evidence graph over a question's pool.
+
+Baselines are handed ``k`` = the gold set size (an oracle size; tables label them so). BM25 is the
+index's BM25 over the collection restricted to the pool; dense and MDR are the index retrievers
+over the pool as an in-memory index (:func:`pool_retriever`); GoldEn is the hop loop over the
+pool (:func:`golden_pool_method`).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from graphhop.core import InputError
+from graphhop.graph import EvidenceGraph
+from graphhop.retrieve.graphhop import BGRModel, BGRRetriever
+from graphhop.train.bgr_data import BGRExample
+
+__all__ = ["BGR_METHODS", "BASELINES", "depth_key", "evaluate_methods", "pool_retriever", "method_graph",
+           "golden_generator", "golden_pool_method", "choose_shapes"]
+
+BGR_METHODS = ("bgr-forward", "bgr-backward", "bgr-bidirectional")
+BASELINES = ("random", "bm25", "dense", "mdr")
+
+
+def depth_key(depth: int) -> str:
+    """The depth group of a gold graph (depth 4 and deeper together)."""
+    return f"depth {depth}" if depth < 4 else "depth 4+"
+
+
+def evaluate_methods(
+    model: BGRModel | None,
+    examples: Sequence[BGRExample],
+    methods: Sequence[str] = BASELINES + BGR_METHODS,
+    bm25: Any = None,
+    encode: Callable[[list[str]], np.ndarray] | None = None,
+    shapes: dict[str, str] | None = None,
+    extra_merges: Sequence[str] = (),
+    ged_timeout: float = 1.0,
+    seed: int = 13,
+    progress: bool = False,
+    chains: dict[str, Callable[[BGRExample, int], list[str]]] | None = None,
+    graphs: dict[str, Callable[[BGRExample], EvidenceGraph]] | None = None,
+) -> dict[str, dict[str, Any]]:
+    """Score every method on ``examples``: ``{method: {"by_type": breakdown, "by_depth": breakdown,
+    "seconds": ...}}``. Baselines use ``k`` = the gold set size; their graph ``shape`` (chain or star)
+    comes from ``shapes`` (default chain). ``extra_merges`` adds ``bgr-merge:<rule>`` rows. ``chains``
+    adds chain baselines by name: ``fn(example, k)`` -> evidence ids in hop order (e.g. GoldEn);
+    ``graphs`` adds graph methods by name: ``fn(example)`` -> an evidence graph (e.g. SSG, an LLM)."""
+    from tqdm.auto import tqdm
+
+    from graphhop.metrics.graph import breakdown, score_graph
+
+    shapes = shapes or {}
+    rows: dict[str, list] = {}
+    seconds: dict[str, float] = {}
+    ret = BGRRetriever(model, encode=encode) if model is not None else None
+    chains, graphs = chains or {}, graphs or {}
+    all_methods = list(methods) + [c for c in [*chains, *graphs] if c not in methods] + [f"bgr-merge:{r}" for r in extra_merges]
+    for method in all_methods:
+        scores, depth_scores = [], []
+        t0 = time.perf_counter()
+        for ex in tqdm(examples, desc=method, disable=not progress, mininterval=5):
+            pred = graphs[method](ex) if method in graphs else method_graph(method, ex, ret, bm25, shapes, chains, seed)
+            sc = score_graph(pred, ex.gold, ged_timeout)
+            scores.append(sc)
+            d = _dataclass_copy(sc)
+            d.graph_type = depth_key(ex.depth)
+            depth_scores.append(d)
+        seconds[method] = time.perf_counter() - t0
+        rows[method] = {"by_type": breakdown(scores), "by_depth": breakdown(depth_scores), "seconds": round(seconds[method], 2)}
+    return rows
+
+
+def pool_retriever(ex: BGRExample, encoder: str | None = None) -> Any:
+    """Dense retrieval over ``ex``'s pool: the pool as a :class:`~graphhop.index.memory.MemoryIndex` of its
+    cached vectors (the same code as over a whole index; ``encoder`` encodes the queries)."""
+    from graphhop.index.memory import MemoryIndex
+    from graphhop.retrieve.dense import DenseRetriever
+
+    index = MemoryIndex.from_texts(ex.pool.ids, ex.pool.texts, sparse=None, vectors=ex.pool.vectors, model=encoder)
+    return DenseRetriever(index)
+
+
+def method_graph(method: str, ex: BGRExample, ret: BGRRetriever | None = None, bm25: Any = None,
+                 shapes: dict[str, str] | None = None, chains: dict[str, Callable[[BGRExample, int], list[str]]] | None = None,
+                 seed: int = 13) -> EvidenceGraph:
+    """The evidence graph one method retrieves from ``ex``'s pool: a baseline (``k`` = the gold set
+    size, drawn as ``shapes[method]``), a ``chains`` baseline, ``bgr-<mode>`` or ``bgr-merge:<rule>``.
+    ``dense`` and ``mdr`` (beam 3) run the index code over the pool (:func:`pool_retriever`)."""
+    from graphhop.retrieve.baselines import ids_to_graph, random_topk
+    from graphhop.retrieve.mdr import MDRRetriever
+
+    shapes, chains = shapes or {}, chains or {}
+    k = len(ex.gold.evidence_ids)
+    texts = dict(zip(ex.pool.ids, ex.pool.texts))
+    facts = dict(zip(ex.pool.ids, ex.pool.facts))
+    shape = shapes.get(method, "chain")
+    if method == "random":
+        return ids_to_graph(ex.question, random_topk(ex.pool.ids, k, f"{seed}|{ex.id}"), texts, shape, facts)
+    if method == "bm25":
+        return ids_to_graph(ex.question, bm25.topk(ex.query, ex.pool.ids, ex.pool.texts, k), texts, shape, facts)
+    encoder = ret.cfg.encoder if ret is not None else None
+    if method == "dense":
+        hits = pool_retriever(ex, encoder).search_vectors(ex.question_vec[None, :], k)[0]
+        return ids_to_graph(ex.question, [h.id for h in hits], texts, shape, facts)
+    if method == "mdr":
+        chain = MDRRetriever(pool_retriever(ex, encoder), hops=min(k, len(ex.pool.ids)), beam=3).retrieve_chains([ex.query])[0][0]
+        return ids_to_graph(ex.question, list(chain.ids), texts, "chain", facts)
+    if method in chains:
+        return ids_to_graph(ex.question, chains[method](ex, k), texts, "chain", facts)
+    if ret is not None and method in BGR_METHODS:
+        return ret.retrieve_pool(ex.question, ex.pool, ex.question_vec, mode=method.split("-", 1)[1], query=ex.query)
+    if ret is not None and method.startswith("bgr-merge:"):
+        return ret.retrieve_pool(ex.question, ex.pool, ex.question_vec, mode="bidirectional",
+                                 merge=method.split(":", 1)[1], query=ex.query)
+    raise InputError(f"unknown method {method!r}" + ("" if ret is not None or not method.startswith("bgr") else " (no BGR model)"))
+
+
+def golden_generator(generator_dir: str | Path) -> Any:
+    """The query generator saved by :func:`train_pool_generator` (a span selector), loaded once."""
+    from graphhop.models.span import SpanSelector
+    from graphhop.retrieve.golden import SpanQueryGenerator
+
+    return SpanQueryGenerator(SpanSelector.from_pretrained(str(generator_dir)))
+
+
+def golden_pool_method(generator: Any, bm25: Any) -> Callable[[BGRExample, int], list[str]]:
+    """GoldEn over a pool as a chain baseline for :func:`evaluate_methods`: ``k`` hops, each the best
+    unused BM25 hit of ``generator``'s query (see :func:`graphhop.retrieve.baselines.golden_chain`)."""
+    from graphhop.retrieve.baselines import PoolSearch, golden_chain
+
+    def run(ex: BGRExample, k: int) -> list[str]:
+        return golden_chain(ex.query, PoolSearch(bm25, ex.pool.ids, ex.pool.texts), generator, k)
+
+    return run
+
+
+def _dataclass_copy(obj):
+    import copy
+
+    return copy.copy(obj)
+
+
+def choose_shapes(examples: Sequence[BGRExample], bm25: Any, encode: Callable | None, seed: int = 13) -> dict[str, str]:
+    """For each set baseline, the graph shape (chain or star) with the better dev GM (ties: chain)."""
+    out = {"mdr": "chain"}  # a chain retriever: its hop order is its graph
+    for m in ("random", "bm25", "dense"):
+        best = ("chain", -1.0)
+        for shape in ("chain", "star"):
+            r = evaluate_methods(None, examples, [m], bm25, encode, {m: shape}, ged_timeout=0.05, seed=seed)
+            gm = r[m]["by_type"]["all"]["gm"]
+            if gm > best[1]:
+                best = (shape, gm)
+        out[m] = best[0]
+    return out
