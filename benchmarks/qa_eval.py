@@ -66,7 +66,8 @@ def run(name: str, methods: list[str], sample: int, k: int, rerankers: dict[str,
         for ex in examples:
             ex.gold_paths = metaqa_gold_paths(ex, store, max_paths=50)
     hops = max([spec.hops] + [len(p) for ex in examples for p in ex.gold_paths])
-    index = dataset_index(kb_path(name), DenseOptions("flat"), progress=progress)
+    sparse_only = set(methods) <= {"bm25", "gold", "golden"}  # no KB encoding for these
+    index = dataset_index(kb_path(name), None if sparse_only else DenseOptions("flat"), progress=progress)
     min_hops = 1 if name == "wc-c" else hops  # every set but WC-C has one hop count for all questions
     # join_starts: an entity reached from two question entities adds both walks' scores (WC-C's
     # conjunctions); on by default here, off in `graphhop ask` (a spurious mention such as

@@ -47,19 +47,8 @@ from graphhop.graph import EvidenceGraph
 from graphhop.kb.verbalize import INVERSE_SUFFIX, clean_entity, clean_relation, normalize_question
 
 __all__ = [
-    "Step",
-    "Walk",
-    "Candidate",
-    "Reading",
-    "FactScorer",
-    "BiEncoderScorer",
-    "CrossEncoderScorer",
-    "fold",
-    "find_entities",
-    "bracket_entities",
-    "fact_text",
-    "answer_type",
-    "walks",
+    "Step", "Walk", "Candidate", "Reading", "FactScorer", "BiEncoderScorer", "CrossEncoderScorer", "fold",
+    "find_entities", "bracket_entities", "fact_text", "answer_type", "question_starts", "walks",
     "FactReader",
 ]
 
@@ -102,6 +91,17 @@ def find_entities(question: str, entities: Iterable[str], min_chars: int = 3) ->
             if e not in out:
                 out.append(e)
     return out
+
+
+def question_starts(question: str, entities: set[str], topic_entities: Sequence[str] | None = None) -> list[str]:
+    """The question's entities among ``entities``: the given topic entities, else ``[bracketed]``
+    mentions, else the longest non-overlapping mentions (:func:`find_entities`)."""
+    if topic_entities:
+        found = [e for e in topic_entities if e in entities]
+        if found:
+            return found
+    marked = [e for e in bracket_entities(question) if e in entities]
+    return marked or find_entities(question, entities)
 
 
 def fact_text(triple: Sequence[str]) -> str:
@@ -383,12 +383,7 @@ class FactReader:
     def starts(self, question: str, evidence: EvidenceGraph, topic_entities: Sequence[str] | None = None) -> list[str]:
         """The question entities walks start from (brackets, else mentions among the graph's entities)."""
         ents = {e for n in evidence.evidence_ids for f in evidence.g.nodes[n].get("facts", []) for e in (f[0], f[2])}
-        if topic_entities:
-            found = [e for e in topic_entities if e in ents]
-            if found:
-                return found
-        marked = [e for e in bracket_entities(question) if e in ents]
-        return marked or find_entities(question, ents)
+        return question_starts(question, ents, topic_entities)
 
     def _walk_scores(self, question: str, ws: Sequence[Walk]) -> list[float]:
         if self.mode == "facts":

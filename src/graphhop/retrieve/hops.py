@@ -11,19 +11,10 @@ from typing import Any, Sequence
 from graphhop.core import Triple
 from graphhop.graph import EvidenceGraph
 from graphhop.kb.verbalize import clean_entity
-from graphhop.read.facts import bracket_entities, find_entities
+from graphhop.read.facts import question_starts
 from graphhop.read.graphs import build_evidence_graph
 
 __all__ = ["retrieve_evidence"]
-
-
-def _question_starts(question: str, entities: set[str], topic_entities: Sequence[str] | None) -> list[str]:
-    if topic_entities:
-        found = [e for e in topic_entities if e in entities]
-        if found:
-            return found
-    marked = [e for e in bracket_entities(question) if e in entities]
-    return marked or find_entities(question, entities)
 
 
 def retrieve_evidence(
@@ -61,7 +52,7 @@ def retrieve_evidence(
         queries: list[tuple[int, str]] = []
         for i, (q, pool) in enumerate(zip(questions, pools)):
             ents = {e for h, _, t in pool.values() for e in (h, t)}
-            starts = _question_starts(q, ents, topics[i])
+            starts = question_starts(q, ents, topics[i])
             frontier = _frontier(pool, starts, hops)
             picked = [e for e in frontier if e not in expanded[i]][:beam]
             expanded[i].update(picked)
