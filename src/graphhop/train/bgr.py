@@ -221,6 +221,35 @@ def _mean_f1(results, examples: Sequence[BGRExample]) -> float:
     return float(np.mean(scores)) if scores else 0.0
 
 
+def _train_epoch(model: BGRModel, opt: Any, train: Sequence[BGRExample], items: dict[str, list[_Item]], cfg: TrainConfig,
+                 rng: random.Random, epoch: int, start: float, progress: bool) -> tuple[float, bool]:
+    """One epoch over both directions' shuffled batches: ``(mean loss, finished within the time budget)``."""
+    from tqdm.auto import tqdm
+
+    model.train()
+    batches = []
+    for its in items.values():
+        its = list(its)
+        rng.shuffle(its)
+        batches += [its[i : i + cfg.batch_size] for i in range(0, len(its), cfg.batch_size)]
+    rng.shuffle(batches)
+    total, count, finished = 0.0, 0, True
+    bar = tqdm(batches, desc=f"bgr epoch {epoch + 1}/{cfg.epochs}", unit="batch", disable=not progress, mininterval=2)
+    for batch in bar:
+        loss = bgr_loss_batch(model, train, batch, cfg.pos_weight)
+        opt.zero_grad()
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        total += loss.item()
+        count += 1
+        if time.perf_counter() - start > cfg.max_minutes * 60:
+            finished = False
+            break
+    bar.close()
+    return total / max(count, 1), finished
+
+
 def train_bgr(
     train: Sequence[BGRExample],
     dev: Sequence[BGRExample],
@@ -234,8 +263,6 @@ def train_bgr(
 ) -> tuple[BGRModel, dict[str, Any]]:
     """Train both directions, keep the best dev epoch of each, choose thresholds and merge on dev,
     and save to ``out_dir`` (when given). Returns the model and its card."""
-    from tqdm.auto import tqdm
-
     cfg = cfg or TrainConfig()
     model_cfg = model_cfg or BGRConfig()
     if not train:
@@ -259,28 +286,8 @@ def train_bgr(
     stale = 0
     finished = True
     for epoch in range(cfg.epochs):
-        model.train()
-        batches = []
-        for d, its in items.items():
-            its = list(its)
-            rng.shuffle(its)
-            batches += [its[i : i + cfg.batch_size] for i in range(0, len(its), cfg.batch_size)]
-        rng.shuffle(batches)
-        total, count = 0.0, 0
-        bar = tqdm(batches, desc=f"bgr epoch {epoch + 1}/{cfg.epochs}", unit="batch", disable=not progress, mininterval=2)
-        for batch in bar:
-            loss = bgr_loss_batch(model, train, batch, cfg.pos_weight)
-            opt.zero_grad()
-            loss.backward()
-            nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            opt.step()
-            total += loss.item()
-            count += 1
-            if time.perf_counter() - start > cfg.max_minutes * 60:
-                finished = False
-                break
-        bar.close()
-        row: dict[str, Any] = {"epoch": epoch + 1, "loss": total / max(count, 1)}
+        total, finished = _train_epoch(model, opt, train, items, cfg, rng, epoch, start, progress)
+        row: dict[str, Any] = {"epoch": epoch + 1, "loss": total}
         improved = False
         for d in ("forward", "backward"):
             f1 = _mean_f1(predict_direction_results(model, dev, d, 0.5, encode=encode), dev) if dev else -total
