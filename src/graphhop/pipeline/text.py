@@ -104,7 +104,7 @@ class TextPipeline(Stage):
     def ask(self, question: str, qtype: str | None = None) -> Any:
         """Answer one question: an :class:`~graphhop.pipeline.ask.AskResult`."""
         from graphhop.pipeline.ask import AskResult
-        from graphhop.read.facts import support_graph
+        from graphhop.read.graphs import support_graph
 
         if not question.strip():
             raise InputError("the question is empty")
