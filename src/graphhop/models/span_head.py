@@ -137,7 +137,7 @@ class FrozenSpanReaderModel:
     # --- persistence -----------------------------------------------------------------------
     def save(self, path: str | Path, card: dict[str, Any] | None = None) -> Path:
         """Write ``head.pt`` (float16) and ``model_card.json`` atomically."""
-        from graphhop.index.manifest import atomic_dir
+        from graphhop.io import atomic_dir
 
         path = Path(path)
         self.card.update(card or {})

@@ -145,7 +145,7 @@ class HopSearch:
 
     def first_stage(self, queries: Sequence[str], qvecs: np.ndarray) -> list[Ranking]:
         """Dense and BM25 top ``depth`` of each query, fused by reciprocal rank."""
-        from graphhop.retrieve.hybrid import rrf
+        from graphhop.pipeline.ops import rrf
 
         sources = []
         if self.bm25 is not None:
