@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from graphhop.core import GraphhopError
 from graphhop.models.span_head import DEFAULT_HEAD, HEAD_FILE, SpanHead, SpanHeadConfig, _best_spans, _whole_words
 
 
@@ -53,3 +54,9 @@ def test_save_load_roundtrip(tmp_path):
     pairs = [("Where was Leonardo born?", "Leonardo was born in Vinci.")]
     a, b = model.predict(pairs)[0][0], again.predict(pairs)[0][0]
     assert a.text == b.text and a.score == pytest.approx(b.score, abs=0.05)
+    model.save(tmp_path / "h")  # retraining replaces its own head folder ...
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "thesis.txt").write_text("x")
+    with pytest.raises(GraphhopError):  # ... but never a folder that is not a head
+        model.save(tmp_path / "other")
+    assert (tmp_path / "other" / "thesis.txt").read_text() == "x"

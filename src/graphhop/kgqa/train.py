@@ -352,7 +352,7 @@ def train_scorer(out: str | Path, epochs: int = 4, lr: float = 2e-3, metaqa_limi
                  max_minutes: float | None = None, root: str | Path | None = None, overwrite: bool = False,
                  progress: bool = True, synthetic: int = 600) -> dict[str, Any]:
     """Build the corpus, train a fresh head, and write it (``head.npz`` + ``config.json``) atomically."""
-    from graphhop.index.manifest import atomic_dir
+    from graphhop.io import atomic_dir
     from graphhop.kgqa.scorer import PathScorer, make_head
 
     out = Path(out)
@@ -369,7 +369,7 @@ def train_scorer(out: str | Path, epochs: int = 4, lr: float = 2e-3, metaqa_limi
               "trained_on": [f"{n}:{s}" + (" (fit half)" if n.startswith("metaqa") else "") for n, s in TRAIN_SETS],
               "metaqa_limit": metaqa_limit, "synthetic": synthetic, "seed": seed, "epochs": epochs, "lr": lr,
               **{k: v for k, v in report.items() if k != "history"}}
-    with atomic_dir(out, overwrite=overwrite) as tmp:
+    with atomic_dir(out, overwrite=overwrite, replace_if=("head.npz",)) as tmp:
         PathScorer(head, config).save(tmp)
     return report
 

@@ -142,7 +142,7 @@ class FrozenSpanReaderModel:
         path = Path(path)
         self.card.update(card or {})
         self.card.update({"kind": "graphhop-span-head", "config": asdict(self.head.cfg)})
-        with atomic_dir(path, overwrite=True) as tmp:
+        with atomic_dir(path, overwrite=True, replace_if=(HEAD_CARD,)) as tmp:
             torch.save({k: v.half() for k, v in self.head.state_dict().items()}, tmp / HEAD_FILE)
             (tmp / HEAD_CARD).write_text(json.dumps(self.card, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         return path
