@@ -13,6 +13,12 @@ from pathlib import Path
 import pytest
 
 GRAPHHOP = [sys.executable, "-c", "from graphhop.cli import main; main()"]
+
+
+def _terminal_sigint() -> None:
+    """Child processes get Ctrl-C as in a terminal, even when the test runner was started with SIGINT
+    ignored (a background job of a non-interactive shell inherits SIG_IGN)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 ENV = {**os.environ, "HF_HUB_CACHE": "/nonexistent-hf-cache"}
 
 
@@ -82,7 +88,7 @@ def test_ctrl_c_exits_130_and_keeps_the_old_index(index, tmp_path):
     shutil.copytree(index, target)
     before = (target / "manifest.json").read_text()
     proc = subprocess.Popen([*GRAPHHOP, "index", str(_big_kb(tmp_path / "big.tsv")), "--out", str(target), "--overwrite",
-                             "--dense", "none"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+                             "--dense", "none"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_terminal_sigint, env=ENV)
     _wait_for(tmp_path / ".idx.lock")
     time.sleep(0.5)
     proc.send_signal(signal.SIGINT)
@@ -96,7 +102,7 @@ def test_ctrl_c_exits_130_and_keeps_the_old_index(index, tmp_path):
 def test_second_writer_fails_at_once(tmp_path):
     kb = _big_kb(tmp_path / "big.tsv")
     first = subprocess.Popen([*GRAPHHOP, "index", str(kb), "--out", str(tmp_path / "same"), "--dense", "none"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_terminal_sigint, env=ENV)
     try:
         _wait_for(tmp_path / ".same.lock")
         one_line(run("index", str(kb), "--out", str(tmp_path / "same"), "--overwrite", "--dense", "none"), 2,

@@ -16,6 +16,12 @@ import pytest
 GRAPHHOP = [sys.executable, "-c", "from graphhop.cli import main; main()"]
 
 
+def _terminal_sigint() -> None:
+    """Child processes get Ctrl-C as in a terminal, even when the test runner was started with SIGINT
+    ignored (a background job of a non-interactive shell inherits SIG_IGN)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def run(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([*GRAPHHOP, *args], capture_output=True, text=True, timeout=300)
 
@@ -43,7 +49,7 @@ def test_serve_answers_then_stops_on_sigint() -> None:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     proc = subprocess.Popen([*GRAPHHOP, "serve", "--port", str(port), "--max-concurrency", "1"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_terminal_sigint)
     try:
         deadline = time.time() + 240
         while True:
