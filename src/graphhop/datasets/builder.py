@@ -37,23 +37,40 @@ Everything is deterministic for a given seed: each question draws from its own
 
 from __future__ import annotations
 
-import json
 import random
-import re
-from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Protocol, Sequence
 
 import numpy as np
 
-from graphhop.core import GraphhopError, InputError, QAExample, Triple
-from graphhop.graph import GRAPH_TYPES, EvidenceGraph, GraphConstraintError, StructureCounter
-from graphhop.kb.loaders import iter_jsonl
-from graphhop.kb.store import TripleStore
+from graphhop.core import InputError, QAExample, Triple
+from graphhop.datasets.d2t import (
+    RELATION_TEMPLATES,
+    DataToText,
+    Seq2SeqDataToText,
+    TemplateDataToText,
+    mentions_all_entities,
+)
+from graphhop.datasets.records import (
+    SPLITS,
+    DatasetStats,
+    Dropped,
+    read_records,
+    record_schema,
+    rewrite_stats,
+    stats_of_files,
+    stats_table,
+    write_dataset,
+)
 from graphhop.datasets.splits import assign_split, canonical_path, grouped_splits
-from graphhop.kb.verbalize import INVERSE_SUFFIX, clean_entity, clean_relation, normalize_question
+from graphhop.graph import EvidenceGraph, GraphConstraintError
+from graphhop.kb.store import TripleStore
+from graphhop.kb.verbalize import INVERSE_SUFFIX, normalize_question
 
+# The data-to-text (graphhop.datasets.d2t) and record (graphhop.datasets.records) names are
+# re-exported: this module is the builder's one entry point.
 __all__ = [
     "Triple",
     "RELATION_TEMPLATES",
@@ -65,6 +82,7 @@ __all__ = [
     "Dropped",
     "DatasetBuilder",
     "DISTRACTOR_KINDS",
+    "SPLITS",
     "assign_split",
     "read_records",
     "DatasetStats",
@@ -76,145 +94,6 @@ __all__ = [
 ]
 
 DISTRACTOR_KINDS = ("dense", "same-head", "random")
-
-#: Predicate phrases per relation (the subject is the head); ``{tail}`` is the tail entity.
-RELATION_TEMPLATES: dict[str, str] = {
-    # PathQuestion (PQ)
-    "gender": "is of gender {tail}",
-    "children": "has a child named {tail}",
-    "parents": "has a parent named {tail}",
-    "spouse": "is married to {tail}",
-    "nationality": "has the nationality {tail}",
-    "profession": "works as {tail}",
-    "cause_of_death": "died of {tail}",
-    "religion": "follows the religion {tail}",
-    "place_of_death": "died in {tail}",
-    "place_of_birth": "was born in {tail}",
-    "institution": "studied at {tail}",
-    "location": "is located in {tail}",
-    "ethnicity": "is of {tail} ethnicity",
-    # WorldCup2014
-    "wears_number": "wears number {tail}",
-    "plays_position": "plays in the position {tail}",
-    "plays_position_inverse": "is the position of {tail}",
-    "plays_in_club": "plays for the club {tail}",
-    "plays_in_club_inverse": "is the club of {tail}",
-    "plays_for_country": "plays for the national team of {tail}",
-    "plays_for_country_inverse": "is the country of the player {tail}",
-    "is_aged": "is {tail} years old",
-    "is_in_country": "is located in {tail}",
-    "is_in_country_inverse": "is the country of the club {tail}",
-    # MetaQA (WikiMovies)
-    "directed_by": "was directed by {tail}",
-    "written_by": "was written by {tail}",
-    "starred_actors": "stars {tail}",
-    "release_year": "was released in {tail}",
-    "in_language": "is in the language {tail}",
-    "has_tags": "is tagged with {tail}",
-    "has_genre": "has the genre {tail}",
-    "has_imdb_votes": "has {tail} IMDb votes",
-    "has_imdb_rating": "has an IMDb rating of {tail}",
-}
-
-
-def _generic_predicate(relation: str) -> str:
-    """A template for an unknown relation: Freebase ``__people__person__gender`` -> ``has gender {tail}``."""
-    inverse = relation.endswith(INVERSE_SUFFIX)
-    name = relation.rsplit("__", 1)[-1] if "__" in relation.strip("_") else relation
-    words = clean_relation(name + (INVERSE_SUFFIX if inverse else "")) or clean_relation(relation)
-    return f"is the {words} of {{tail}}" if inverse else f"has {words} {{tail}}"
-
-
-class DataToText(Protocol):
-    """Turns groups of triples (one group = one sentence, all with the same head) into sentences."""
-
-    def verbalize(self, groups: Sequence[Sequence[Triple]]) -> list[str]:
-        """One sentence per group, in order."""
-        ...
-
-
-@dataclass
-class TemplateDataToText:
-    """Relation templates: ``(m, directed_by, d) + (m, release_year, 1999)`` ->
-    ``m was directed by d and was released in 1999.`` Names are cleaned (:func:`clean_entity`)."""
-
-    templates: dict[str, str] = field(default_factory=lambda: dict(RELATION_TEMPLATES))
-
-    def predicate(self, relation: str) -> str:
-        """The predicate template of ``relation`` (a generic one when unknown)."""
-        return self.templates.get(relation) or _generic_predicate(relation)
-
-    def verbalize(self, groups: Sequence[Sequence[Triple]]) -> list[str]:
-        out = []
-        for group in groups:
-            if not group:
-                raise GraphhopError("cannot verbalize an empty triple group")
-            preds = [self.predicate(r).format(tail=clean_entity(t)) for _, r, t in group]
-            body = preds[0] if len(preds) == 1 else ", ".join(preds[:-1]) + " and " + preds[-1]
-            out.append(f"{clean_entity(group[0][0])} {body}.")
-        return out
-
-
-class Seq2SeqDataToText:
-    """A data-to-text seq2seq model by Hugging Face name or local path (e.g. a T5 fine-tuned on
-    WebNLG). Input per group: ``prompt + "<H> h <R> r <T> t <H> ..."`` with cleaned names.
-    Loaded lazily on first use; offline unless the model is cached or local. :meth:`candidates` gives
-    ``num_candidates`` beams per group (for :class:`graphhop.datasets.selection.SelectingDataToText`)."""
-
-    def __init__(self, model: str, batch_size: int = 16, max_new_tokens: int = 96,
-                 prompt: str = "translate Graph to English: ", num_beams: int = 1, num_candidates: int = 1) -> None:
-        self.model_name = model
-        self.num_candidates = num_candidates
-        self.batch_size = batch_size
-        self.max_new_tokens = max_new_tokens
-        self.prompt = prompt
-        self.num_beams = num_beams
-        self._tok: Any = None
-        self._model: Any = None
-
-    @staticmethod
-    def linearize(group: Sequence[Triple]) -> str:
-        """``<H> head <R> relation <T> tail`` for each triple (WebNLG style)."""
-        return " ".join(f"<H> {clean_entity(h)} <R> {clean_relation(r)} <T> {clean_entity(t)}" for h, r, t in group)
-
-    def _load(self) -> None:
-        if self._model is not None:
-            return
-        from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
-
-        try:
-            self._tok = AutoTokenizer.from_pretrained(self.model_name)
-            self._model = AutoModelForSeq2SeqLM.from_pretrained(self.model_name).eval()
-        except OSError as exc:
-            raise GraphhopError(f"cannot load data-to-text model {self.model_name!r}: {str(exc).splitlines()[0]}") from None
-
-    def verbalize(self, groups: Sequence[Sequence[Triple]]) -> list[str]:
-        return [c[0] for c in self.candidates(groups, 1)]
-
-    def candidates(self, groups: Sequence[Sequence[Triple]], n: int | None = None) -> list[list[str]]:
-        """The ``n`` best beams per group (default ``num_candidates``; beam width at least ``n``), best first."""
-        import torch
-
-        n = n or self.num_candidates
-        self._load()
-        out: list[list[str]] = []
-        for i in range(0, len(groups), self.batch_size):
-            batch = [self.prompt + self.linearize(g) for g in groups[i : i + self.batch_size]]
-            enc = self._tok(batch, return_tensors="pt", padding=True, truncation=True)
-            with torch.no_grad():
-                # only ids and mask: some tokenizers add token_type_ids, which seq2seq models reject
-                ids = self._model.generate(input_ids=enc["input_ids"], attention_mask=enc["attention_mask"],
-                                           max_new_tokens=self.max_new_tokens, num_beams=max(self.num_beams, n),
-                                           num_return_sequences=n, do_sample=False)
-            texts = [s.strip() for s in self._tok.batch_decode(ids, skip_special_tokens=True)]
-            out.extend(texts[j : j + n] for j in range(0, len(texts), n))
-        return out
-
-
-def mentions_all_entities(sentence: str, group: Sequence[Triple]) -> bool:
-    """True when every (cleaned) head and tail of ``group`` occurs in ``sentence``, case-insensitively."""
-    text = " ".join(sentence.lower().split())
-    return all(clean_entity(e).lower() in text for h, _, t in group for e in (h, t))
 
 
 def _equivalents(triple: Triple) -> tuple[Triple, Triple]:
@@ -248,16 +127,48 @@ class BuildConfig:
             raise InputError(f"--max-paths must be >= 1, got {self.max_paths}")
 
 
-@dataclass
-class Dropped:
-    """A question the builder could not turn into a valid example, and why."""
-
-    id: str
-    reason: str
 
 
 class _Encoder(Protocol):
     def encode(self, sentences: list[str], **kwargs: Any) -> Any: ...
+
+
+class _Pool:
+    """One question's evidence pool while it is built: its items, their sentences, and the triples
+    no further item may state (the gold ones in either direction, and every triple already used)."""
+
+    def __init__(self, sentences: Callable[[Sequence[tuple[Triple, ...]]], list[str | None]], gold: list[Triple]) -> None:
+        self.sentences = sentences
+        self.blocked = {e for t in gold for e in _equivalents(t)}
+        self.used: set[Triple] = set(gold)
+        self.items: list[dict[str, Any]] = []
+        self.seen_text: set[str] = set()
+
+    def usable(self, group: Sequence[Triple]) -> bool:
+        """No triple of ``group`` is blocked or already used."""
+        return not any(t in self.blocked or t in self.used for t in group)
+
+    def add(self, group: tuple[Triple, ...], text: str, kind: str | None) -> None:
+        """Add one item: gold when ``kind`` is ``None``, else a distractor of that kind."""
+        self.seen_text.add(text)
+        self.used.update(group)
+        self.items.append({"text": text, "facts": [list(x) for x in group], "gold": kind is None,
+                           "distractor_kind": kind})
+
+    def take(self, cands: Iterable[tuple[Triple, ...]], n: int, kind: str) -> int:
+        """Add up to ``n`` usable candidates whose sentence is new; returns how many were added."""
+        got = 0
+        for group in cands:
+            if got >= n:
+                break
+            if not self.usable(group):
+                continue
+            text = self.sentences([group])[0]
+            if text is None or text in self.seen_text:
+                continue
+            self.add(group, text, kind)
+            got += 1
+        return got
 
 
 class DatasetBuilder:
@@ -299,12 +210,16 @@ class DatasetBuilder:
                 self._texts[g] = s if mentions_all_entities(s, g) else None
         return [self._texts[g] for g in groups]
 
-    def _group_sizes(self, rng: random.Random, n: int) -> Iterator[int]:
-        while n > 0:
-            k = 1 + rng.choices((0, 1, 2), weights=self.config.group_probs)[0]
-            k = min(k, n)
-            n -= k
-            yield k
+    def _cut(self, facts: list[Triple], rng: random.Random) -> list[tuple[Triple, ...]]:
+        """Shuffle ``facts`` and cut them into groups of 1-3 (sizes drawn with ``group_probs``)."""
+        rng.shuffle(facts)
+        groups: list[tuple[Triple, ...]] = []
+        i = 0
+        while i < len(facts):
+            k = min(1 + rng.choices((0, 1, 2), weights=self.config.group_probs)[0], len(facts) - i)
+            groups.append(tuple(facts[i : i + k]))
+            i += k
+        return groups
 
     # ------------------------------------------------------------------ corpus
     def corpus(self) -> list[tuple[Triple, ...]]:
@@ -314,13 +229,7 @@ class DatasetBuilder:
             groups: list[tuple[Triple, ...]] = []
             for head in sorted(self.store.entities()):
                 facts = list(dict.fromkeys(f.triple for f in self.store.out_edges(head)))
-                if not facts:
-                    continue
-                rng.shuffle(facts)
-                i = 0
-                for k in self._group_sizes(rng, len(facts)):
-                    groups.append(tuple(facts[i : i + k]))
-                    i += k
+                groups.extend(self._cut(facts, rng))
             self._corpus = groups
         return self._corpus
 
@@ -390,29 +299,42 @@ class DatasetBuilder:
 
     def build_one(self, ex: QAExample, source: str = "", dense_candidates: Sequence[int] = ()) -> dict[str, Any] | Dropped:
         """Build the record of one example; ``dense_candidates`` index the dense corpus sample."""
-        cfg = self.config
-        rng = random.Random(f"{cfg.seed}|{source}|{ex.id}")
+        rng = random.Random(f"{self.config.seed}|{source}|{ex.id}")
         paths = self.gold_paths(ex)
+        problem = self._path_problem(paths)
+        if problem:
+            return Dropped(ex.id, problem)
+        gold = list(dict.fromkeys(t for p in paths for t in p))
+        pool = _Pool(self.sentences, gold)
+        problem = self._add_gold(pool, gold, rng)
+        if problem:
+            return Dropped(ex.id, problem)
+        self._add_distractors(pool, gold, rng, dense_candidates)
+        rng.shuffle(pool.items)
+        return self._record(ex, source, paths, pool.items)
+
+    def _path_problem(self, paths: list[list[Triple]]) -> str | None:
+        """Why ``paths`` cannot make a question (``None`` when they can)."""
         if not paths:
-            return Dropped(ex.id, "no gold path in the KB")
-        if len(paths) > cfg.max_paths:
-            return Dropped(ex.id, f"more than {cfg.max_paths} gold paths")
+            return "no gold path in the KB"
+        if len(paths) > self.config.max_paths:
+            return f"more than {self.config.max_paths} gold paths"
         for p in paths:
             if len(set(p)) != len(p):
                 dup = next(t for t in p if p.count(t) > 1)
-                return Dropped(ex.id, f"evidence repeats on a root path: {'|'.join(dup)} twice in one path")
-        gold = list(dict.fromkeys(t for p in paths for t in p))
-        blocked = {e for t in gold for e in _equivalents(t)}
-        used: set[Triple] = set(gold)
+                return f"evidence repeats on a root path: {'|'.join(dup)} twice in one path"
+        return None
 
-        # 1. gold evidence: each gold triple + 0-2 other triples of its head
+    def _add_gold(self, pool: _Pool, gold: list[Triple], rng: random.Random) -> str | None:
+        """Step 1: each gold triple + 0-2 other triples of its head, one sentence each; a group whose
+        sentence misses an entity falls back to the gold triple alone. Returns why it failed, if it did."""
         groups: list[tuple[Triple, ...]] = []
         for triple in gold:
-            k = rng.choices((0, 1, 2), weights=cfg.group_probs)[0]
+            k = rng.choices((0, 1, 2), weights=self.config.group_probs)[0]
             extras = [f.triple for f in self.store.out_edges(triple[0])]
-            extras = [t for t in dict.fromkeys(extras) if t not in used and t not in blocked]
+            extras = [t for t in dict.fromkeys(extras) if pool.usable((t,))]
             chosen = rng.sample(extras, min(k, len(extras)))
-            used.update(chosen)
+            pool.used.update(chosen)
             groups.append((triple, *chosen))
         texts = self.sentences(groups)
         for i, (group, text) in enumerate(zip(groups, texts)):
@@ -420,50 +342,31 @@ class DatasetBuilder:
                 groups[i] = (group[0],)
                 text = self.sentences([groups[i]])[0]
             if text is None:
-                return Dropped(ex.id, f"gold sentence misses an entity of {group[0]}")
+                return f"gold sentence misses an entity of {group[0]}"
             texts[i] = text
+        for group, text in zip(groups, texts):
+            pool.add(group, text, None)
+        return None
 
-        pool: list[dict[str, Any]] = [
-            {"text": t, "facts": [list(x) for x in g], "gold": True, "distractor_kind": None}
-            for g, t in zip(groups, texts)
-        ]
-        seen_text = {t for t in texts if t}
-
-        def usable(group: Sequence[Triple]) -> bool:
-            return not any(t in blocked or t in used for t in group)
-
-        def take(cands: Iterable[tuple[Triple, ...]], n: int, kind: str) -> int:
-            got = 0
-            for group in cands:
-                if got >= n:
-                    break
-                if not usable(group):
-                    continue
-                text = self.sentences([group])[0]
-                if text is None or text in seen_text:
-                    continue
-                seen_text.add(text)
-                used.update(group)
-                pool.append({"text": text, "facts": [list(x) for x in group], "gold": False, "distractor_kind": kind})
-                got += 1
-            return got
-
-        # 2. distractors: one third each; shortfalls are filled with random sentences
-        n_total = cfg.distractors
+    def _add_distractors(self, pool: _Pool, gold: list[Triple], rng: random.Random,
+                         dense_candidates: Sequence[int]) -> None:
+        """Step 2: one third each of dense, same-head and random distractors; shortfalls are random."""
+        n_total = self.config.distractors
         n_dense = n_total // 3 if self._dense_emb is not None else 0
         n_head = n_total // 3
-        short = n_dense - take((self._dense_groups[j] for j in dense_candidates), n_dense, "dense")
-        short += n_head - take(self._same_head_groups(gold, rng), n_head, "same-head")
+        short = n_dense - pool.take((self._dense_groups[j] for j in dense_candidates), n_dense, "dense")
+        short += n_head - pool.take(self._same_head_groups(gold, rng), n_head, "same-head")
         n_random = n_total - n_dense - n_head + short
         corpus = self.corpus()
         tries = 0
         while n_random > 0 and corpus and tries < 20:
             batch = [corpus[rng.randrange(len(corpus))] for _ in range(n_random * 3)]
-            n_random -= take(batch, n_random, "random")
+            n_random -= pool.take(batch, n_random, "random")
             tries += 1
 
-        # 3. shuffle, name, and build the graph
-        rng.shuffle(pool)
+    def _record(self, ex: QAExample, source: str, paths: list[list[Triple]],
+                pool: list[dict[str, Any]]) -> dict[str, Any] | Dropped:
+        """Step 3: name the (shuffled) pool items, build and validate the graph, and choose the split."""
         ids: dict[tuple[str, str, str], str] = {}
         evidence: dict[str, dict[str, Any]] = {}
         for i, item in enumerate(pool):
@@ -477,6 +380,7 @@ class DatasetBuilder:
             graph.validate()
         except GraphConstraintError as exc:
             return Dropped(ex.id, str(exc))
+        cfg = self.config
         split = self.splits.get((source, ex.id)) or assign_split(min(canonical_path(p) for p in paths), cfg.seed, cfg.split_ratios)
         return {
             "id": f"{source}/{ex.id}" if source else ex.id,
@@ -497,171 +401,9 @@ class DatasetBuilder:
         for head in dict.fromkeys(t[0] for t in gold):
             gold_rel = {t[1] for t in gold if t[0] == head}
             facts = [f.triple for f in self.store.out_edges(head) if f.relation not in gold_rel]
-            facts = list(dict.fromkeys(facts))
-            rng.shuffle(facts)
-            i = 0
-            for k in self._group_sizes(rng, len(facts)):
-                groups.append(tuple(facts[i : i + k]))
-                i += k
+            groups.extend(self._cut(list(dict.fromkeys(facts)), rng))
         rng.shuffle(groups)
         return groups
-
-
-# ---------------------------------------------------------------------- reading and statistics
-def read_records(path: str | Path) -> Iterator[dict[str, Any]]:
-    """Stream builder records from a JSONL file (errors name the file and line)."""
-    path = Path(path)
-    for lineno, rec in iter_jsonl(path):
-        for key in ("id", "question", "evidence", "graph"):
-            if key not in rec:
-                raise InputError(f"{path}:{lineno}: missing field {key!r}")
-        yield rec
-
-
-@dataclass
-class DatasetStats:
-    """Table-2-style statistics, accumulated one record at a time."""
-
-    name: str = ""
-    n: int = 0
-    nodes: int = 0
-    edges: int = 0
-    depth: int = 0
-    max_depth: int = 0
-    pool: int = 0
-    gold: int = 0
-    types: Counter = field(default_factory=Counter)
-    qtypes: Counter = field(default_factory=Counter)
-    distractor_kinds: Counter = field(default_factory=Counter)
-    structures: StructureCounter = field(default_factory=StructureCounter)
-    dropped: Counter = field(default_factory=Counter)
-
-    def add(self, rec: dict[str, Any], where: str = "record") -> None:
-        """Count one record."""
-        graph = EvidenceGraph.from_json(rec["graph"], where)
-        self.n += 1
-        self.nodes += len(graph)
-        self.edges += graph.g.number_of_edges()
-        d = graph.depth()
-        self.depth += d
-        self.max_depth = max(self.max_depth, d)
-        self.pool += len(rec["evidence"])
-        self.gold += sum(1 for e in rec["evidence"] if e.get("gold"))
-        self.types[rec.get("graph_type") or graph.graph_type()] += 1
-        self.qtypes[rec.get("qtype", "")] += 1
-        self.distractor_kinds.update(e.get("distractor_kind") for e in rec["evidence"] if not e.get("gold"))
-        self.structures.add(graph)
-
-    def drop(self, reason: str) -> None:
-        """Count one dropped question (reasons are shortened to their first clause)."""
-        self.dropped[re.sub(r"\(.*", "", reason.split(":")[0]).strip()] += 1
-
-    def row(self) -> dict[str, Any]:
-        """The statistics as a flat dict (means over questions; shares in percent)."""
-        n = max(self.n, 1)
-        row: dict[str, Any] = {
-            "name": self.name,
-            "questions": self.n,
-            "nodes": round(self.nodes / n, 2),
-            "edges": round(self.edges / n, 2),
-            "depth": round(self.depth / n, 2),
-            "max_depth": self.max_depth,
-            "pool": round(self.pool / n, 2),
-            "gold_evidence": round(self.gold / n, 2),
-            "structures": len(self.structures),
-            "qtypes": len(self.qtypes),
-            "dropped": sum(self.dropped.values()),
-        }
-        for t in GRAPH_TYPES:
-            row[t] = round(100 * self.types[t] / n, 1)
-        return row
-
-
-_COLUMNS = [
-    ("name", "dataset"), ("questions", "questions"), ("nodes", "nodes"), ("edges", "edges"),
-    ("depth", "depth"), ("max_depth", "max depth"), ("pool", "pool"), ("gold_evidence", "gold ev."),
-    ("single-chain single-hop", "SC-SH %"), ("single-chain multi-hop", "SC-MH %"),
-    ("multi-chain single-hop", "MC-SH %"), ("multi-chain multi-hop", "MC-MH %"),
-    ("structures", "structures"), ("qtypes", "q. types"), ("dropped", "dropped"),
-]
-
-
-def stats_table(rows: Sequence[dict[str, Any]]) -> str:
-    """A Markdown table of :meth:`DatasetStats.row` dicts."""
-    head = "| " + " | ".join(title for _, title in _COLUMNS) + " |"
-    sep = "|" + "|".join("---" if k == "name" else "---:" for k, _ in _COLUMNS) + "|"
-    lines = [head, sep]
-    for row in rows:
-        lines.append("| " + " | ".join(str(row.get(k, "")) for k, _ in _COLUMNS) + " |")
-    return "\n".join(lines)
-
-
-# ---------------------------------------------------------------------- whole datasets
-SPLITS = ("train", "dev", "test")
-
-
-def write_dataset(
-    records: Iterable[dict[str, Any] | Dropped],
-    out_dir: str | Path,
-    name: str = "",
-    total: int | None = None,
-    progress: bool = False,
-) -> dict[str, DatasetStats]:
-    """Stream records into ``out_dir/{train,dev,test}.jsonl``; write ``stats.json`` and ``stats.md``.
-
-    Returns the statistics per split plus ``all`` (which also counts dropped questions). The folder
-    is written atomically and replaces only an earlier dataset folder (one with ``stats.json``).
-    """
-    from graphhop.io import atomic_dir
-
-    stats = {s: DatasetStats(f"{name} {s}".strip()) for s in SPLITS}
-    stats["all"] = DatasetStats(f"{name} all".strip())
-    with atomic_dir(out_dir, overwrite=True, replace_if=("stats.json",)) as tmp:
-        _write_records(records, tmp, stats, name, total, progress)
-        _rewrite_stats(tmp, stats)
-    return stats
-
-
-def _write_records(records: Iterable[dict[str, Any] | Dropped], out: Path, stats: dict[str, DatasetStats],
-                   name: str, total: int | None, progress: bool) -> None:
-    handles = {s: (out / f"{s}.jsonl").open("w", encoding="utf-8") for s in SPLITS}
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=total, desc=f"build {name}".strip(), unit="q", mininterval=1.0)
-    try:
-        for rec in records:
-            if bar is not None:
-                bar.update(1)
-            if isinstance(rec, Dropped):
-                stats["all"].drop(rec.reason)
-                continue
-            handles[rec["split"]].write(json.dumps(rec, ensure_ascii=False) + "\n")
-            stats[rec["split"]].add(rec)
-            stats["all"].add(rec)
-    finally:
-        for fh in handles.values():
-            fh.close()
-        if bar is not None:
-            bar.close()
-
-
-def record_schema() -> dict[str, str]:
-    """The fields of one builder record and what they hold (printed by ``graphhop dataset-stats --schema``)."""
-    return {
-        "id": "unique id: <source>/<dataset example id>",
-        "source": "dataset name and source split it came from, e.g. pq-2h/train",
-        "split": "train | dev | test (seeded 8:1:1 by the smallest gold path)",
-        "question": "question text as published",
-        "answers": "gold answers (raw KB strings)",
-        "qtype": "question type (MetaQA type, KQA Pro template, or the dataset name)",
-        "hops": "length of the longest gold path",
-        "graph_type": "one of " + ", ".join(GRAPH_TYPES),
-        "topic_entities": "topic entities (raw KB strings)",
-        "evidence": "pool: [{id, text, facts: [[h, r, t], ...], gold: bool, distractor_kind: null|dense|same-head|random}]",
-        "graph": "gold reasoning graph, EvidenceGraph.to_json(): {root, question, text_evidence, nodes, edges}",
-    }
 
 
 # ---------------------------------------------------------------------- named sources (the CLI)
@@ -711,7 +453,7 @@ def build_named_dataset(
                               total=len(examples), progress=progress)
         for reason, n in skipped.items():
             stats["all"].dropped[f"program {reason}"] += n
-        _rewrite_stats(out_dir, stats)
+        rewrite_stats(out_dir, stats)
         return stats
     spec = kgqa.DATASETS.get(name.lower())
     if spec is None:
@@ -719,9 +461,8 @@ def build_named_dataset(
     root = kgqa.data_root(data_root)
     store = TripleStore.from_facts(iter_triples(kgqa.kb_path(name, root)))
     path_source = None
-    if spec.family == "metaqa":
-        def path_source(ex: QAExample) -> list[list[Triple]]:
-            return kgqa.metaqa_gold_paths(ex, store, max_paths=config.max_paths + 1)
+    if spec.family == "metaqa":  # MetaQA has no gold paths: walk the question type's relation chain
+        path_source = partial(kgqa.metaqa_gold_paths, store=store, max_paths=config.max_paths + 1)
 
     sources: list[tuple[str, list[QAExample]]] = []
     for split in splits:
@@ -738,21 +479,3 @@ def build_named_dataset(
 
     return write_dataset(records(), out_dir, spec.name, total=sum(len(e) for _, e in sources), progress=progress)
 
-
-def _rewrite_stats(out_dir: str | Path, stats: dict[str, DatasetStats]) -> None:
-    out = Path(out_dir)
-    summary = {k: {**v.row(), "dropped_reasons": dict(v.dropped), "distractor_kinds": dict(v.distractor_kinds)}
-               for k, v in stats.items()}
-    from graphhop.io import atomic_write_text
-
-    atomic_write_text(out / "stats.json", json.dumps(summary, indent=2) + "\n")
-    atomic_write_text(out / "stats.md", stats_table([stats[k].row() for k in ("all", *SPLITS)]) + "\n")
-
-
-def stats_of_files(paths: Iterable[str | Path], name: str = "") -> DatasetStats:
-    """Statistics of builder (or EntailmentBank) JSONL files."""
-    stats = DatasetStats(name)
-    for path in paths:
-        for i, rec in enumerate(read_records(path), start=1):
-            stats.add(rec, where=f"{path}:{i}")
-    return stats
