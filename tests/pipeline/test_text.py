@@ -19,9 +19,10 @@ REGRESSION = HERE.parent / "regression"
 DEMO_PASSAGES = HERE.parents[1] / "src" / "graphhop" / "demo" / "data" / "passages.jsonl"
 
 
-#: Right-for-the-right-reason rates measured on the selection sets when this was written (docs/RESULTS.md,
-#: issue 13); the issue's target is 0.9 and is NOT reached: these floors only guard against regressions.
-FLOORS = {"films": 0.36, "europe": 0.33}
+#: Right-for-the-right-reason rates measured with the walk reader (docs/RESULTS.md, issue 13). The selection
+#: sets (films, europe) chose its design and stand at 1.0; the regression suites (GRAPHHOP_TEXT_SUITE=1) are
+#: reported with the issue's target 0.9, which they do NOT reach (0.29 / 0.35).
+FLOORS = {"films": 1.0, "europe": 1.0}
 
 
 def _sets() -> list[tuple[str, Path, Path]]:

@@ -1,10 +1,12 @@
-"""The default ``ask`` pipeline for passage indexes: hop-by-hop retrieval over the whole index ->
-evidence graph -> the shipped span reader -> question-type operation -> answer + support.
+"""The default ``ask`` pipeline for passage indexes: evidence read hop by hop over the whole index ->
+evidence graph -> question-type operation -> answer + support.
 
-Nothing to train: the reader is the span head shipped in ``graphhop/weights/span-head`` over the
-bundled MiniLM (:mod:`graphhop.models.span_head`); retrieval is :mod:`graphhop.retrieve.texthop`
-(dense + BM25 with the path as the query, plus entity links); question types are
-:mod:`graphhop.read.text_qa`.
+Nothing to train. The default reader is the walk reader (:mod:`graphhop.read.walk`): it walks sentence
+edges from the question's entities (passages from BM25 and entity links over the whole index), and its
+walks are the evidence paths. ``reader="candidates"`` / ``"span"`` read the beam of
+:mod:`graphhop.retrieve.texthop` (dense + BM25 with the path as the query, plus entity links) with the
+span head shipped in ``graphhop/weights/span-head`` (:mod:`graphhop.models.span_head`) instead; so do the
+``grr`` baseline and ``bgr``. Question types are :mod:`graphhop.read.text_qa`.
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ class TextPipeline(Stage):
 
     def __init__(self, index: Any, hops: int = 3, beam: int = 5, branch: int = 4, depth: int = 10,
                  head: str | Path | None = None, min_margin: float = 0.0, bgr_model: str | Path | None = None,
-                 reader: str = "candidates", links_only: bool = False) -> None:
+                 reader: str = "walk", links_only: bool = False) -> None:
         from graphhop.models.span_head import FrozenSpanReaderModel
         from graphhop.read.candidates import CandidateReader
         from graphhop.read.text_qa import PathReader, TextQA
@@ -70,8 +72,8 @@ class TextPipeline(Stage):
         if index.manifest.get("doc_type") != "passages":
             raise InputError(f"{index.path}: the text pipeline needs a passages index (this one holds "
                              f"{index.manifest.get('doc_type')})")
-        if reader not in ("candidates", "span"):
-            raise InputError(f"reader must be candidates or span, not {reader!r}")
+        if reader not in ("walk", "candidates", "span"):
+            raise InputError(f"reader must be walk, candidates or span, not {reader!r}")
         if not 1 <= hops <= 5:
             raise InputError(f"hops must be in 1..5 (got {hops})")
         t0 = time.perf_counter()
@@ -86,9 +88,15 @@ class TextPipeline(Stage):
             self.name = "bgr"
         elif links_only:
             self.name = "grr"
-        model = FrozenSpanReaderModel.load(head)
-        path_reader: Any = PathReader(model) if reader == "span" else CandidateReader(model, encoder=search.encoder)
-        self.qa = TextQA(self.retriever, path_reader, min_margin=min_margin)
+        if reader == "walk" and bgr_model is None and not links_only:
+            from graphhop.read.walk import WalkReader
+
+            self.qa = TextQA(self.retriever, WalkReader(search), min_margin=min_margin, count_margin=0.1,
+                             list_margin=0.1)
+        else:
+            model = FrozenSpanReaderModel.load(head)
+            path_reader: Any = PathReader(model) if reader == "span" else CandidateReader(model, encoder=search.encoder)
+            self.qa = TextQA(self.retriever, path_reader, min_margin=min_margin)
         self.load_s = time.perf_counter() - t0
 
     @property
@@ -117,7 +125,7 @@ class TextPipeline(Stage):
 
 
 def _factory(index: Any, **options: Any) -> TextPipeline:
-    """``build_pipeline("text", index, hops=3, bgr_model=None, reader="candidates", ...)``; the options the
+    """``build_pipeline("text", index, hops=3, bgr_model=None, reader="walk", ...)``; the options the
     fact pipelines take (``k``, ``reader_model``, ...) are ignored."""
     keep = {k: v for k, v in options.items() if k in ("hops", "beam", "branch", "depth", "head", "min_margin",
                                                        "bgr_model", "reader", "links_only") and v is not None}
@@ -131,7 +139,7 @@ def _grr(index: Any, **options: Any) -> TextPipeline:
 
 
 register("text", _factory, kinds=("passages",),
-         help="Passages: hop-by-hop retrieval over the whole index (dense + BM25 + entity links), shipped span reader.")
+         help="Passages: sentence edges walked hop by hop from the question's entities over the whole index (walk reader).")
 register("grr", _grr, kinds=("passages",),
          help="Passages, GRR-style baseline: BM25 + dense first hop, then entity links only; shipped span reader.")
 

@@ -35,7 +35,7 @@ import numpy as np
 from graphhop.kb.names import fold_name, name_mentions, name_spans
 from graphhop.models.span_head import FrozenSpanReaderModel
 
-__all__ = ["CandidateReader", "content_stems", "candidate_spans"]
+__all__ = ["CandidateReader", "content_stems", "candidate_spans", "type_fit"]
 
 _STOP = set("""a an the of in on at to for from by with and or is was are were be been do does did has have had what which
 who whom whose where when why how that this these those it its he she they his her their there as into than
@@ -83,25 +83,8 @@ class CandidateReader:
     def _type_fit(self, wanted: str | None, question: str, cands: Sequence[tuple[str, int, int]], text: str,
                   titled: Any) -> list[float]:
         """The answer-type fit of each candidate (one encoder call for the passage's candidates)."""
-        q = question.lower()
-        out: list[float | None] = []
-        contexts: list[str] = []
-        for cand, _, z in cands:
-            value = _number(cand)
-            if wanted == "year" or re.search(r"\b(?:what|which) year\b", q):
-                out.append(float(value is not None and 1000 <= value <= 2100))
-            elif q.startswith("how many"):
-                out.append(float(value is not None and not 1000 <= value <= 2100))
-            elif wanted is None or value is not None:
-                out.append(0.0)
-            else:
-                out.append(None)
-                contexts.append(" ".join(re.findall(r"[\w'-]+", text[z:])[:6]) + ". " + titled(cand).split(". ")[0])
-        if contexts:
-            vecs = self.encoder.encode([wanted, *contexts], convert_to_numpy=True, normalize_embeddings=True)
-            sims = iter((vecs[1:] @ vecs[0]).tolist())
-            out = [next(sims) if v is None else v for v in out]
-        return [float(v) for v in out]
+        after = [(cand, " ".join(re.findall(r"[\w'-]+", text[z:])[:6])) for cand, _, z in cands]
+        return type_fit(self.encoder, wanted, question, after, titled)
 
     def score_passage(self, question: str, text: str, head: Sequence[Any], titled: Any) -> list[tuple[str, float, int, int]]:
         """``(candidate, score without the path bonuses, start, end)`` of one passage, best first."""
@@ -146,6 +129,33 @@ class CandidateReader:
                     margin = score + (self.w[3] if last else 0.0) + (self.w_anchor if grounded else 0.0) - self.threshold
                     out.append(Reading(cand, margin, path.ids[: i + 1], path.score, _sentence(texts[d], a, z)))
         return out
+
+
+def type_fit(encoder: Any, wanted: str | None, question: str, cands: Sequence[tuple[str, str]],
+             titled: Any) -> list[float]:
+    """The fit of each candidate ``(name, words after it)`` to the question's answer type ``wanted``:
+    a year for ``when``/``what year``, a number (not a year) for ``how many``; otherwise the encoder
+    cosine between the type and how the text describes the candidate (the words after it, and
+    ``titled(name)``: the first sentence of a passage titled with it). One encoder call."""
+    q = question.lower()
+    out: list[float | None] = []
+    contexts: list[str] = []
+    for cand, after in cands:
+        value = _number(cand)
+        if wanted == "year" or re.search(r"\b(?:what|which) year\b", q):
+            out.append(float(value is not None and 1000 <= value <= 2100))
+        elif q.startswith("how many"):
+            out.append(float(value is not None and not 1000 <= value <= 2100))
+        elif wanted is None or value is not None:
+            out.append(0.0)
+        else:
+            out.append(None)
+            contexts.append(after + ". " + titled(cand).split(". ")[0])
+    if contexts:
+        vecs = encoder.encode([wanted, *contexts], convert_to_numpy=True, normalize_embeddings=True)
+        sims = iter((vecs[1:] @ vecs[0]).tolist())
+        out = [next(sims) if v is None else v for v in out]
+    return [float(v) for v in out]
 
 
 def _number(text: str) -> float | None:

@@ -58,6 +58,7 @@ class Reading:
     path: tuple[str, ...]
     path_score: float
     sentence: str = ""
+    holder: str = ""  # the entity the value was read of (walk reader), when known
 
 
 @dataclass
@@ -190,6 +191,8 @@ class TextQA:
         self.list_margin = list_margin
 
     def _read(self, question: str, query: str | None = None) -> tuple[list[Any], list[Reading]]:
+        if hasattr(self.reader, "walk"):  # the walk reader finds its own paths (graphhop.read.walk)
+            return self.reader.read(question, query)
         beams = self.retriever.retrieve_paths(query or question)
         paths = [p for beam in beams for p in beam]
         return paths, self.reader.read(question, self.retriever, paths)
@@ -345,6 +348,8 @@ class TextQA:
 
     def _holder(self, option: str, reading: Reading) -> str:
         """The option as written when it names a passage's title; else the title of the passage with the value."""
+        if reading.holder:
+            return option.strip(" ?.") if _same(option, reading.holder) else reading.holder
         titles = [t for t in (self.retriever.title(d) for d in reading.path) if t]
         if any(_same(option, t) for t in titles) or not titles:
             return option.strip(" ?.")

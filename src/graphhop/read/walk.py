@@ -1,0 +1,368 @@
+"""Hop-by-hop reading over entity links: the default reader of ``ask`` over passages.
+
+Text is read as a graph of *sentence edges*, the way a KG is walked relation by relation:
+
+* an **edge** joins the entity a sentence is about (the passage's title, which its pronouns refer
+  to, or an entity the sentence names) to another mention of the same sentence (a proper name, a
+  number, a title of the index, ``the <noun>`` ending a clause); its **relation words** are the
+  sentence's words *between* the two (``Night Ferry to Kestrin`` --[is a 1994 drama film directed
+  by]--> ``Mara Voss``), plus the two words after the later one. A sentence that names an entity
+  inside another passage also gives the *inverse* edge to that passage's title (``Mara Voss``
+  --[... directed by]--> ``The Salt Road``), so ``Which films did X direct?`` walks backwards.
+* The passages of an entity come from the **whole index**: those titled with it (entity links) and
+  the BM25 hits of its name that mention it.
+* A question's **relation words** are its content words (Snowball stems; agent nouns reduced:
+  ``director`` -> ``direct``) that are not in its entity names nor comparatives.
+* The **walk** starts at the question's entities (names and index titles it mentions) and follows
+  edges whose relation words meet the question's, up to ``max_hops``; every hop must meet at least
+  one of them (a hop that meets only words already used costs ``reuse_penalty``). The bridge entity of
+  each hop is what the next hop starts from: the question with ``the director of X`` read as
+  ``Mara Voss`` (decomposition the way KGQA walks relations), and the passages of the hops are the
+  evidence chain.
+* An answer's score: the share of the question's relation words its walk covers, plus ``w_type``
+  times its fit to the question's answer type (:func:`graphhop.read.candidates.type_fit`), minus
+  ``hop_penalty`` per hop; the reading's margin is the score minus ``threshold`` (an answer must
+  cover most of what the question asks). Nothing is trained; the weights were set on the selection
+  sets (``tests/pipeline/data``: films, europe), never on the regression suites.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from graphhop.kb.names import fold_name, name_mentions, name_spans
+
+__all__ = ["Edge", "SentenceGraph", "WalkReader", "question_words", "relation_keys", "word_key"]
+
+_STOP = set("""a an the of in on at to for from by with and or is was are were be been being do does did has have had
+what which who whom whose where when why how that this these those it its he she they his her their there as into than
+many much s also same one up out about after before over under then so not no yes any all some its
+earlier later first last older younger oldest youngest more most fewer less least higher lower larger smaller bigger
+longer shorter greater highest lowest largest smallest biggest earliest latest elder eldest""".split())
+#: Irregular forms folded to one key (general English, not chosen on any question set).
+_IRREGULAR = {"born": "born", "birth": "born", "bore": "born", "won": "win", "winner": "win", "wrote": "write",
+              "written": "write", "writer": "write", "grew": "grow", "grown": "grow", "sang": "sing", "sung": "sing",
+              "began": "begin", "begun": "begin", "made": "make", "held": "hold", "led": "lead", "taught": "teach",
+              "built": "build", "came": "come", "went": "go", "gone": "go", "ran": "run", "took": "take",
+              "taken": "take", "gave": "give", "given": "give", "known": "know", "knew": "know"}
+_TOKEN = re.compile(r"[A-Za-z0-9]+")
+_NUMBER = re.compile(r"\b\d[\d,.]*\d\b|\b\d\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b",
+                     re.I)
+_THE_NOUN = re.compile(r"\bthe ([a-z][a-z\-]+)(?=\s*[.,;])")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])")
+
+
+def word_key(word: str) -> str:
+    """A word's key: irregular forms folded, else its Snowball stem with an agent suffix cut
+    (``director``/``directed`` -> ``direct``, ``founder``/``founded`` -> ``found``)."""
+    import snowballstemmer
+
+    w = word.lower()
+    if w in _IRREGULAR:
+        return _IRREGULAR[w]
+    stem = _stemmer(snowballstemmer).stemWord(w)
+    if stem.endswith(("er", "or")) and len(stem) >= 6:
+        stem = stem[:-2]
+    return stem
+
+
+_STEMMERS: dict[str, Any] = {}
+
+
+def _stemmer(module: Any) -> Any:
+    if "en" not in _STEMMERS:
+        _STEMMERS["en"] = module.stemmer("english")
+    return _STEMMERS["en"]
+
+
+_RELATIVE = {"where", "that", "which", "who", "whom", "whose", "when"}
+
+
+def question_words(question: str, entities: Sequence[str] = ()) -> tuple[frozenset[str], frozenset[str]]:
+    """``(relation words, type nouns)`` of a question (keys, :func:`relation_keys`).
+
+    A *type noun* names what an entity is rather than how it is related: the noun after ``which``/
+    ``what`` (``In which country``) and a noun before a relative word (``the country where``,
+    ``the label that``); a noun followed by ``of`` is a relation (``the capital of``, ``the director
+    of``) even after ``what``. Type nouns may carry a hop but are not counted as covered."""
+    words = _TOKEN.findall(question.lower())
+    types: set[str] = set()
+    for i, w in enumerate(words):
+        nxt = words[i + 1] if i + 1 < len(words) else ""
+        if w in _STOP or nxt == "of":
+            continue
+        after_wh = i > 0 and words[i - 1] in ("which", "what", "many")
+        if after_wh or nxt in _RELATIVE or (nxt == "in" and i + 2 < len(words) and words[i + 2] == "which"):
+            types.add(word_key(w))
+    keys = relation_keys(question, drop=entities)
+    return keys - types, keys & frozenset(types)
+
+
+def relation_keys(text: str, drop: Sequence[str] = ()) -> frozenset[str]:
+    """Keys of the content words of ``text`` (no stop words, no words of the names in ``drop``)."""
+    dropped = {word_key(w) for n in drop for w in _TOKEN.findall(n)}
+    return frozenset(word_key(w) for w in _TOKEN.findall(text) if w.lower() not in _STOP and len(w) > 1) - dropped
+
+
+@dataclass(frozen=True)
+class Edge:
+    """One sentence edge: ``source`` entity -> ``target`` mention, read in passage ``doc``."""
+
+    source: str
+    target: str
+    doc: str
+    sentence: str
+    words: frozenset[str]
+    inverse: bool = False
+
+
+def _find(text: str, name: str) -> tuple[int, int] | None:
+    """Char range of the first whole-word, case-insensitive mention of ``name`` in ``text``."""
+    words = _TOKEN.findall(name)
+    if not words:
+        return None
+    m = re.search(r"(?<![\w])" + r"\W+".join(map(re.escape, words)) + r"(?![\w])", text, re.I)
+    return (m.start(), m.end()) if m else None
+
+
+class SentenceGraph:
+    """Sentence edges of a passages index, built lazily per entity (module docstring).
+
+    ``search`` is a :class:`graphhop.retrieve.texthop.HopSearch` (BM25 + entity links of the index)."""
+
+    def __init__(self, search: Any, depth: int = 20, after: int = 2) -> None:
+        self.search = search
+        self.index = search.index
+        self.depth = depth
+        self.after = after
+        self.titles: dict[str, list[str]] = {}
+        for d in self.index.docs.docs:
+            if d.title:
+                self.titles.setdefault(fold_name(d.title), []).append(d.id)
+        last: dict[str, set[str]] = {}
+        for key in self.titles:
+            words = key.split()
+            if len(words) >= 2:
+                last.setdefault(words[-1], set()).add(key)
+        links = getattr(search, "entity_links", None)
+        if links is None:
+            from graphhop.retrieve.texthop import EntityLinks
+
+            links = EntityLinks(self.index)
+        self.links = links
+        self._surname = {w: next(iter(keys)) for w, keys in last.items() if len(keys) == 1 and w not in self.titles}
+        self._edges: dict[str, list[Edge]] = {}
+        self._sentences: dict[str, list[str]] = {}
+
+    def resolve(self, name: str) -> str:
+        """The index's title for ``name`` (``Salt Road`` -> ``The Salt Road``, ``Petrak`` -> ``Anselm Petrak``), else ``name``."""
+        key = fold_name(name)
+        for k in (key, f"the {key}", self._surname.get(key, "")):
+            if k in self.titles:
+                return self.index.docs[self.titles[k][0]].title
+        return name
+
+    def entities(self, question: str) -> list[str]:
+        """The question's entities: its proper names and the index titles it mentions (resolved)."""
+        found = [self.resolve(n) for n in name_mentions(question[:1].lower() + question[1:])]
+        if self.links.titled:
+            found += [self.index.docs[self.titles[k][0]].title for k in self.links.mentioned(question) if k in self.titles]
+        out: list[str] = []
+        for name in found:  # longest first; a name inside a longer one is not another entity
+            if not any(fold_name(name) in fold_name(o) for o in out):
+                out = [o for o in out if fold_name(o) not in fold_name(name)] + [name]
+        return out
+
+    def passages(self, entity: str) -> list[str]:
+        """Passages titled ``entity`` and BM25 hits of its name that mention it."""
+        ids = list(self.titles.get(fold_name(entity), []))
+        if self.search.bm25 is not None:
+            for hit in self.search.bm25.search([entity], self.depth)[0]:
+                if hit.id not in ids and _find(self.index.docs[hit.id].text, entity):
+                    ids.append(hit.id)
+        return ids
+
+    def sentences(self, doc_id: str) -> list[str]:
+        """A passage's sentences."""
+        if doc_id not in self._sentences:
+            text = self.index.docs[doc_id].text.replace("[SEP]", ". ")
+            self._sentences[doc_id] = [s.strip() for s in _SENTENCE.split(text) if s.strip()]
+        return self._sentences[doc_id]
+
+    def mentions(self, sentence: str) -> list[tuple[int, int, str]]:
+        """Candidate targets in a sentence: names, numbers, index titles, ``the <noun>`` ending a clause."""
+        spans = [(a, z, n) for a, z, n in name_spans(sentence)]
+        spans += [(m.start(), m.end(), m.group(0)) for m in _NUMBER.finditer(sentence)]
+        spans += [(m.start(1), m.end(1), m.group(1)) for m in _THE_NOUN.finditer(sentence)]
+        if self.links.titled:
+            for key in self.links.mentioned(sentence):
+                at = _find(sentence, key)
+                if at and key in self.titles:
+                    spans.append((at[0], at[1], sentence[at[0] : at[1]]))
+        spans.sort(key=lambda s: (s[0], -(s[1] - s[0])))
+        out: list[tuple[int, int, str]] = []
+        for a, z, n in spans:  # drop spans inside a longer one already kept
+            if not any(a >= a2 and z <= z2 for a2, z2, _ in out):
+                out.append((a, z, n.strip(" .,;:'’")))
+        return out
+
+    def _keys(self, text: str) -> frozenset[str]:
+        return relation_keys(text)
+
+    def _sentence_edges(self, entity: str, doc_id: str, sentence: str, own: bool) -> list[Edge]:
+        """Edges of one sentence from ``entity`` (see the module docstring)."""
+        at = _find(sentence, entity)
+        if at is None and not own:
+            return []
+        s0, s1 = at if at else (0, 0)
+        key = fold_name(entity)
+        out = []
+        for a, z, name in self.mentions(sentence):
+            if a < s1 and s0 < z or not name or fold_name(name) in key or key in fold_name(name):
+                continue
+            tail = " ".join(_TOKEN.findall(sentence[max(z, s1) :])[: self.after])
+            between = sentence[s1:a] if a >= s1 else sentence[z:s0]
+            out.append(Edge(entity, name, doc_id, sentence, self._keys(f"{between} {tail}")))
+        title = self.index.docs[doc_id].title
+        if at is not None and not own and title and _find(sentence, title) is None:
+            tail = " ".join(_TOKEN.findall(sentence[s1:])[: self.after])
+            out.append(Edge(entity, title, doc_id, sentence, self._keys(f"{sentence[:s0]} {tail}"), inverse=True))
+        return out
+
+    def edges(self, entity: str) -> list[Edge]:
+        """Every edge from ``entity`` (cached)."""
+        key = fold_name(entity)
+        if key not in self._edges:
+            out: list[Edge] = []
+            for doc_id in self.passages(entity):
+                own = fold_name(self.index.docs[doc_id].title) == key
+                for sentence in self.sentences(doc_id):
+                    out += self._sentence_edges(entity, doc_id, sentence, own)
+            self._edges[key] = out
+        return self._edges[key]
+
+
+@dataclass(frozen=True)
+class _State:
+    entity: str
+    edges: tuple[Edge, ...]
+    covered: frozenset[str]
+    reused: int
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(e.doc for e in self.edges))
+
+
+class WalkReader:
+    """Answers by walking sentence edges from the question's entities (module docstring).
+
+    :meth:`read` gives ``(paths, readings)`` in the form :class:`graphhop.read.text_qa.TextQA` uses."""
+
+    def __init__(self, search: Any, encoder: Any = None, max_hops: int = 4, beam: int = 24, w_type: float = 0.5,
+                 hop_penalty: float = 0.02, reuse_penalty: float = 0.15, threshold: float = 0.6) -> None:
+        self.graph = SentenceGraph(search)
+        self.encoder = encoder if encoder is not None else search.encoder
+        self.max_hops = max_hops
+        self.beam = beam
+        self.w_type = w_type
+        self.hop_penalty = hop_penalty
+        self.reuse_penalty = reuse_penalty
+        self.threshold = threshold
+
+    def walk(self, entities: Sequence[str], wanted: frozenset[str], types: frozenset[str] = frozenset()) -> list[_State]:
+        """Every state reached (beam ``beam`` per depth), best coverage first: a hop must meet ``wanted``
+        or ``types``; only ``wanted`` words count as covered."""
+        states = [_State(e, (), frozenset(), 0) for e in entities]
+        seen_entities = {fold_name(e) for e in entities}
+        reached: list[_State] = []
+        for _ in range(self.max_hops):
+            grown: dict[tuple[str, tuple[str, ...]], _State] = {}
+            for st in states:
+                visited = seen_entities | {fold_name(e.target) for e in st.edges}
+                for edge in self.graph.edges(st.entity):
+                    hit = edge.words & wanted
+                    if not (hit - st.covered or edge.words & types) or fold_name(edge.target) in visited:
+                        continue
+                    new = _State(edge.target, st.edges + (edge,), st.covered | hit, st.reused + (not hit - st.covered))
+                    key = (fold_name(new.entity), new.path)
+                    if key not in grown or _rank(grown[key]) < _rank(new):
+                        grown[key] = new
+            states = sorted(grown.values(), key=_rank, reverse=True)[: self.beam]
+            reached += states
+            if not states:
+                break
+        return reached
+
+    def read(self, question: str, query: str | None = None) -> tuple[list[Any], list[Any]]:
+        """Paths (:class:`~graphhop.retrieve.texthop.TextPath`) and readings for ``question``;
+        ``query`` (the unmasked question) names the entities when given."""
+        from graphhop.read.text_qa import Reading
+        from graphhop.retrieve.texthop import TextPath
+
+        entities = self.graph.entities(question)
+        wanted, types = question_words(question, entities)
+        if not entities or not wanted | types:
+            return [], []
+        states = self.walk(entities, wanted, types)
+        if not states:
+            return [], []
+        fits = self._type_fits(question, states, types)
+        paths, readings = [], []
+        for st in states:
+            score = (len(st.covered) / max(1, len(wanted)) + self.w_type * fits[st.entity] - self.hop_penalty * len(st.edges)
+                     - self.reuse_penalty * st.reused)
+            path = TextPath(st.path, score)
+            paths.append(path)
+            readings.append(Reading(st.entity, score - self.threshold, st.path, score, st.edges[-1].sentence,
+                                    holder=st.edges[-1].source))
+        return paths, readings
+
+    def _type_fits(self, question: str, states: Sequence[_State], types: frozenset[str]) -> dict[str, float]:
+        """Each answer's fit to the question's answer type: 1 when a type noun of the question is in its
+        name or description (:meth:`description`), else :func:`graphhop.read.candidates.type_fit`."""
+        from graphhop.read.candidates import type_fit
+        from graphhop.read.facts import answer_type
+
+        wanted = answer_type(question)
+        wanted_keys = relation_keys(wanted or "") & types
+        last = {s.entity: s.edges[-1].sentence for s in reversed(states)}
+        described = {t: self.description(t, sentence) for t, sentence in last.items()}
+        cos = type_fit(self.encoder, wanted, question, [(t, f"{t} {d}") for t, d in described.items()], lambda c: "")
+        return {t: 1.0 if _names_type(t, d, wanted_keys) else c for (t, d), c in zip(described.items(), cos)}
+
+    def description(self, name: str, sentence: str = "") -> str:
+        """How the text describes ``name``: the first clause after it in the passage titled with it
+        (``Norvania is a northern country``) and its apposition in ``sentence`` (``Dovrik, a mountain village``)."""
+        ids = self.graph.titles.get(fold_name(name), [])
+        first = self.graph.sentences(ids[0])[0] if ids else ""
+        return f"{_clause_after(first, name)} {_clause_after(sentence, name)}".strip()
+
+
+def _names_type(name: str, description: str, type_keys: frozenset[str]) -> bool:
+    """Whether a (non-numeric) name is of a type by its words: a type key in its description, or a
+    word of the name that is or ends with it (``Rijksmuseum``, ``Van Gogh Museum`` for ``museum``)."""
+    if not type_keys or _NUMBER.fullmatch(name.strip()):
+        return False
+    own = [word_key(w) for w in _TOKEN.findall(name)]
+    return bool(type_keys & relation_keys(description)) or any(
+        w.endswith(k) for w in own for k in type_keys if len(k) >= 4)
+
+
+_CLAUSE_END = re.compile(r"[,.;:()]|\b(?:whose|which|that|who|where|in|on|of|at|from|by|and|with)\b")
+
+
+def _clause_after(sentence: str, name: str) -> str:
+    """The words after ``name`` in ``sentence`` up to the clause's end (a comma after an apposition's start)."""
+    at = _find(sentence, name)
+    if not at:
+        return ""
+    rest = sentence[at[1] :].lstrip(" ,")
+    end = _CLAUSE_END.search(rest)
+    return rest[: end.start()] if end else rest
+
+
+def _rank(state: _State) -> tuple[int, int, int]:
+    return (len(state.covered), -state.reused, -len(state.edges))

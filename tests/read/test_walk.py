@@ -1,0 +1,94 @@
+"""The walk reader's pieces: word keys, question words, sentence edges and the walk (no encoder)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from graphhop.read.walk import SentenceGraph, WalkReader, question_words, word_key
+
+
+@dataclass
+class _Doc:
+    id: str
+    title: str
+    text: str
+
+
+class _Docs:
+    def __init__(self, docs: list[_Doc]) -> None:
+        self.docs = docs
+        self._by_id = {d.id: d for d in docs}
+
+    def __getitem__(self, doc_id: str) -> _Doc:
+        return self._by_id[doc_id]
+
+
+class _Index:
+    def __init__(self, docs: list[_Doc]) -> None:
+        self.docs = _Docs(docs)
+
+
+class _Hit:
+    def __init__(self, doc_id: str) -> None:
+        self.id = doc_id
+
+
+class _Bm25:
+    """Every passage whose text holds a word of the query (enough for a handful of passages)."""
+
+    def __init__(self, index: _Index) -> None:
+        self.index = index
+
+    def search(self, queries: list[str], k: int) -> list[list[_Hit]]:
+        words = {w.lower() for w in queries[0].split()}
+        return [[_Hit(d.id) for d in self.index.docs.docs if words & set(d.text.lower().split())][:k]]
+
+
+class _Search:
+    def __init__(self, docs: list[_Doc]) -> None:
+        self.index = _Index(docs)
+        self.bm25 = _Bm25(self.index)
+        self.entity_links = None
+        self.encoder = None
+
+
+DOCS = [
+    _Doc("f1", "Night Ferry to Kestrin", "Night Ferry to Kestrin is a 1994 drama film directed by Mara Voss. "
+         "It was shot on the island of Kestrin and stars Tomas Arlen."),
+    _Doc("f2", "Mara Voss", "Mara Voss is a film director born in 1956 in Castelvane, a port town in Eldoria."),
+    _Doc("f4", "The Salt Road", "The Salt Road is a 2001 film directed by Mara Voss."),
+]
+
+
+def test_word_key_folds_agent_nouns_and_irregular_forms():
+    assert word_key("director") == word_key("directed") == "direct"
+    assert word_key("founder") == word_key("founded")
+    assert word_key("born") == word_key("birth")
+    assert word_key("stars") == word_key("star")
+
+
+def test_question_words_split_relations_from_type_nouns():
+    rel, types = question_words("What is the currency of the country where Piet Halloran was born?", ["Piet Halloran"])
+    assert rel == {word_key("currency"), "born"} and types == {word_key("country")}
+    rel, types = question_words("In which country was the star of Night Ferry to Kestrin born?", ["Night Ferry to Kestrin"])
+    assert rel == {"star", "born"} and types == {word_key("country")}
+
+
+def test_sentence_edges_carry_the_words_between_and_inverse_title_edges():
+    graph = SentenceGraph(_Search(DOCS))
+    assert graph.resolve("Salt Road") == "The Salt Road"
+    edges = {(e.target, e.inverse): e for e in graph.edges("Mara Voss")}
+    assert "direct" in edges[("The Salt Road", False)].words or "direct" in edges[("The Salt Road", True)].words
+    assert "born" in edges[("Castelvane", False)].words
+    forward = {e.target: e for e in graph.edges("Night Ferry to Kestrin")}
+    assert "direct" in forward["Mara Voss"].words and "star" in forward["Tomas Arlen"].words
+
+
+def test_walk_reaches_the_answer_through_the_bridge_entity():
+    reader = WalkReader(_Search(DOCS), encoder=object())
+    states = reader.walk(["Night Ferry to Kestrin"], frozenset({"direct", "born"}))
+    best = max(states, key=lambda s: (len(s.covered), -len(s.edges)))
+    assert best.covered == {"direct", "born"}
+    assert [e.target for e in best.edges][0] == "Mara Voss" and best.path == ("f1", "f2")
+    counted = reader.walk(["Mara Voss"], frozenset({"direct"}))
+    assert {"Night Ferry to Kestrin", "The Salt Road"} <= {s.entity for s in counted}
