@@ -33,23 +33,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from graphhop.core import GraphhopError
 from graphhop.train.data import DocGroup, TrainData, TrainExample
-from graphhop.train.difar_state import (
-    CARD_NAME,
-    _card,
-    _ckpt_dir,
-    _Clock,
-    _fmt,
-    _load_checkpoint,
-    _mean_tail,
-    _optimizer,
-    _save_best,
-    _save_checkpoint,
-    _scheduler,
-    _update_card,
-    read_card,
-)
+from graphhop.train.difar_state import CARD_NAME, TrainingRun, _fmt, _save_best, fresh_state, read_card
 
 __all__ = [
     "TrainConfig",
@@ -62,23 +47,6 @@ __all__ = [
     "read_card",
     "baseline_verdict",
 ]
-
-
-
-def _optimizer_step(loss, model, optimizer, scheduler, state: dict, batch_index: int, loss_log: list, bar) -> None:
-    """Backward, clip to 1.0, step optimizer and schedule, and record the step in ``state``."""
-    import torch
-
-    loss.backward()
-    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-    optimizer.step()
-    scheduler.step()
-    optimizer.zero_grad()
-    state["global_step"] += 1
-    state["batch"] = batch_index + 1
-    loss_log.append(round(float(loss.detach()), 5))
-    bar.update(1)
-    bar.set_postfix(loss=f"{loss_log[-1]:.3f}")
 
 
 @dataclass
@@ -239,18 +207,6 @@ def _bi_rankings(encoder: Any, data: TrainData, pools: dict[str, list[int]], k: 
 
 
 
-def _limit_val(val: TrainData, limit: int | None) -> TrainData:
-    return val.subset(val.examples[:limit]) if limit else val
-
-
-def _set_threads(cfg: TrainConfig) -> None:
-    import torch
-
-    if cfg.threads:
-        torch.set_num_threads(cfg.threads)
-    torch.manual_seed(cfg.seed)
-
-
 # ----------------------------------------------------------------------------------------------
 # retriever
 
@@ -259,30 +215,6 @@ def _pair_list(data: TrainData, epoch: int, seed: int) -> list[tuple[int, str]]:
     pairs = [(i, d) for i, ex in enumerate(data.examples) for d in ex.train_positives]
     random.Random(seed * 1000 + epoch).shuffle(pairs)
     return pairs
-
-
-def _end_epoch(kind: str, out: Path, save_model: Callable[[Path], None], optimizer: Any, scheduler: Any, state: dict[str, Any],
-               negatives: Any, metrics: dict[str, float], remined: bool, epoch: int, n_batches: int, loss_log: list,
-               partial: bool, stopped: bool, total: int, cfg: TrainConfig, train: TrainData, val: TrainData,
-               datasets: Sequence[str] | None, clock: "_Clock", log: Callable[[str], None]) -> bool:
-    """End of an epoch (or of a partial one): history and log line, best checkpoint by dev Hits@1, resumable
-    checkpoint; returns whether training stops (time or step limit)."""
-    from graphhop.models.encoder import canonical_model_name
-
-    done = epoch + state["batch"] / max(1, n_batches)
-    state["history"].append({"epoch": round(done, 3), "step": state["global_step"], "loss": _mean_tail(loss_log, n_batches), **metrics})
-    log(f"epoch {done:.2f}: val {_fmt(metrics)}" + (" (re-mined negatives)" if remined else ""))
-    if not partial:
-        state["epoch"], state["batch"] = epoch + 1, 0
-    if metrics["Hits@1"] > state["best"]:
-        state["best"], state["best_epoch"] = metrics["Hits@1"], round(done, 3)
-        _save_best(out, save_model, _card(kind, cfg, train, val, datasets, state, canonical_model_name(cfg.model), clock))
-    _save_checkpoint(out, save_model, optimizer, scheduler, state, negatives)
-    if stopped or state["global_step"] >= total:
-        if stopped and clock.over():
-            log(f"time limit reached at step {state['global_step']}; rerun the same command to resume")
-        return True
-    return False
 
 
 def train_retriever(
@@ -298,28 +230,16 @@ def train_retriever(
     import torch
     import torch.nn.functional as F
     from sentence_transformers import SentenceTransformer
-    from tqdm.auto import tqdm
 
-    from graphhop.models.encoder import canonical_model_name, resolve_model
+    from graphhop.models.encoder import resolve_model
 
-    _set_threads(cfg)
-    out = Path(out)
-    if not train.examples:
-        raise GraphhopError("no training examples")
-    val = _limit_val(val, cfg.val_limit)
-    clock = _Clock(cfg.max_minutes)
-    resumed = _load_checkpoint(out)
-    init = str(resumed[0]) if resumed else resolve_model(cfg.model)
-    model = SentenceTransformer(init, device="cpu")
+    run = TrainingRun("retriever", train, val, out, cfg, datasets, progress, log)
+    val = run.val
+    model = SentenceTransformer(str(run.resumed[0]) if run.resumed else resolve_model(cfg.model), device="cpu")
     model.max_seq_length = cfg.max_length
     pools = candidate_pools([train, val], cfg.pool_size, cfg.seed)
-    steps_per_epoch = math.ceil(train.pairs() / cfg.batch_size)
-    total = min(cfg.max_steps or 10**12, steps_per_epoch * cfg.epochs)
-    optimizer = _optimizer(model, cfg)
-    scheduler = _scheduler(optimizer, int(cfg.warmup * total), total)
-
-    def save_model(path: Path) -> None:
-        model.save(str(path), create_model_card=False)
+    resumed = run.prepare(model, lambda path: model.save(str(path), create_model_card=False),
+                          math.ceil(train.pairs() / cfg.batch_size))
 
     def evaluate(mine: bool) -> tuple[dict[str, float], list[list[str]] | None]:
         both = TrainData(train.groups, val.examples + (train.examples if mine else []))
@@ -329,55 +249,35 @@ def train_retriever(
         return metrics, negs
 
     if resumed:
-        _, state, trainer, negatives = resumed
-        optimizer.load_state_dict(trainer["optimizer"])
-        scheduler.load_state_dict(trainer["scheduler"])
-        log(f"resuming from {_ckpt_dir(out)}: epoch {state['epoch'] + 1}, step {state['global_step']}")
+        state, negatives = resumed
     else:
-        want = cfg.hard_negatives > 0
-        metrics, negatives = evaluate(mine=want)
+        metrics, negatives = evaluate(mine=cfg.hard_negatives > 0)
         negatives = negatives or [[] for _ in train.examples]
-        state = {"epoch": 0, "batch": 0, "global_step": 0, "best": metrics["Hits@1"], "best_epoch": 0, "history": [{"epoch": 0, "step": 0, **metrics}]}
+        state = fresh_state(metrics)
         log(f"epoch 0 (before training): val {_fmt(metrics)}")
-        card = _card("retriever", cfg, train, val, datasets, state, canonical_model_name(cfg.model), clock)
-        _save_best(out, save_model, card)
-    stopped = False
-    loss_log: list[float] = state.setdefault("loss", [])
-    for epoch in range(state["epoch"], cfg.epochs):
+        _save_best(run.out, run.save_model, run.card(state))
+
+    def batches_of(epoch: int, rng: random.Random) -> list[list[tuple[int, str]]]:
         pairs = _pair_list(train, epoch, cfg.seed)
-        rng = random.Random(cfg.seed * 7919 + epoch)
-        batches = [pairs[i : i + cfg.batch_size] for i in range(0, len(pairs), cfg.batch_size)]
-        bar = tqdm(total=len(batches), initial=state["batch"], desc=f"retriever epoch {epoch + 1}/{cfg.epochs}", unit="batch", disable=not progress)
-        model.train()
-        for b in range(state["batch"], len(batches)):
-            if state["global_step"] >= total or clock.over():
-                stopped = True
-                break
-            batch = batches[b]
-            exs = [train.examples[i] for i, _ in batch]
-            queries = [ex.query for ex in exs]
-            texts = [train.text(ex.group, d) for ex, (_, d) in zip(exs, batch)]
-            for (i, _), ex in zip(batch, exs):
-                pool = negatives[i]
-                if pool and cfg.hard_negatives:
-                    texts += [train.text(ex.group, d) for d in rng.sample(pool, min(cfg.hard_negatives, len(pool)))]
-            loss = _contrastive_loss(model, queries, texts, [train.gold_texts(ex) for ex in exs], cfg.scale, F, torch)
-            _optimizer_step(loss, model, optimizer, scheduler, state, b, loss_log, bar)
-            if cfg.save_every and state["global_step"] % cfg.save_every == 0:
-                _save_checkpoint(out, save_model, optimizer, scheduler, state, negatives)
-        bar.close()
-        partial = state["batch"] < len(batches)
-        remine = not partial and cfg.hard_negatives > 0 and cfg.remine_every > 0 and (epoch + 1) % cfg.remine_every == 0 and epoch + 1 < cfg.epochs
-        metrics, mined = evaluate(mine=remine)
-        remined = mined is not None
+        return [pairs[i : i + cfg.batch_size] for i in range(0, len(pairs), cfg.batch_size)]
+
+    def loss_of(batch: list[tuple[int, str]], rng: random.Random) -> Any:
+        exs = [train.examples[i] for i, _ in batch]
+        texts = [train.text(ex.group, d) for ex, (_, d) in zip(exs, batch)]
+        for (i, _), ex in zip(batch, exs):
+            pool = negatives[i]
+            if pool and cfg.hard_negatives:
+                texts += [train.text(ex.group, d) for d in rng.sample(pool, min(cfg.hard_negatives, len(pool)))]
+        return _contrastive_loss(model, [ex.query for ex in exs], texts, [train.gold_texts(ex) for ex in exs], cfg.scale, F, torch)
+
+    def end_of_epoch(due: bool) -> tuple[dict[str, float], bool]:
+        nonlocal negatives
+        metrics, mined = evaluate(mine=due and cfg.hard_negatives > 0)
         if mined is not None:
             negatives = mined
-        if _end_epoch("retriever", out, save_model, optimizer, scheduler, state, negatives, metrics, remined, epoch,
-                      len(batches), loss_log, partial, stopped, total, cfg, train, val, datasets, clock, log):
-            break
-    card = _card("retriever", cfg, train, val, datasets, state, canonical_model_name(cfg.model), clock, finished=state["epoch"] >= cfg.epochs or state["global_step"] >= total)
-    _update_card(out, card)
-    return card
+        return metrics, mined is not None
+
+    return run.loop(state, batches_of, loss_of, end_of_epoch, lambda: negatives)
 
 
 def _contrastive_loss(model: Any, queries: list[str], texts: list[str], gold: list[set[str]], scale: float, F: Any, torch: Any) -> Any:
@@ -420,6 +320,38 @@ def _rerank_lists(model: Any, tokenizer: Any, data: TrainData, candidates: Seque
     return out
 
 
+def _reranker_items(train: TrainData, negatives: Sequence[Sequence[str]], n_random: int,
+                    rng: random.Random) -> list[tuple[int, str, float]]:
+    """One epoch's ``(example, doc id, label)`` items: gold facts (1), the hard ``negatives`` and up to
+    ``n_random`` random non-gold facts of the example's KB (0), shuffled."""
+    items: list[tuple[int, str, float]] = []
+    for i, ex in enumerate(train.examples):
+        items += [(i, d, 1.0) for d in ex.train_positives]
+        items += [(i, d, 0.0) for d in negatives[i]]
+        gold_texts = train.gold_texts(ex)
+        group = train.groups[ex.group]
+        tries = picked = 0
+        while picked < n_random and tries < 20:
+            tries += 1
+            d = group.ids[rng.randrange(len(group))]
+            if not _is_gold(train, ex, d, gold_texts):
+                items.append((i, d, 0.0))
+                picked += 1
+    rng.shuffle(items)
+    return items
+
+
+def _miner_candidates(train: TrainData, val: TrainData, cfg: TrainConfig) -> tuple[list[list[str]], list[list[str]]]:
+    """With the miner bi-encoder: each validation question's top-``eval_k`` candidates, and each
+    training question's top-``mine_k`` non-gold facts (the pool hard negatives come from)."""
+    from graphhop.models.encoder import load_encoder
+
+    pools = candidate_pools([train, val], cfg.pool_size, cfg.seed)
+    both = TrainData(train.groups, val.examples + train.examples)
+    rankings = _bi_rankings(load_encoder(cfg.miner), both, pools, max(cfg.mine_k, cfg.eval_k))
+    return [r[: cfg.eval_k] for r in rankings[: len(val.examples)]], mine_negatives(train, rankings[len(val.examples) :], cfg.mine_k)
+
+
 def train_reranker(
     train: TrainData,
     val: TrainData,
@@ -436,111 +368,53 @@ def train_reranker(
     candidates; epoch 0 is the miner's own order.
     """
     import torch
-    from tqdm.auto import tqdm
 
-    from graphhop.models.encoder import canonical_model_name, load_encoder
+    from graphhop.models.encoder import canonical_model_name
     from graphhop.retrieve.rerank import load_sequence_classifier
 
-    _set_threads(cfg)
-    out = Path(out)
-    if not train.examples:
-        raise GraphhopError("no training examples")
-    val = _limit_val(val, cfg.val_limit)
-    clock = _Clock(cfg.max_minutes)
-    resumed = _load_checkpoint(out)
-    model, tokenizer = load_sequence_classifier(resumed[0] if resumed else cfg.model)
+    run = TrainingRun("reranker", train, val, out, cfg, datasets, progress, log)
+    val = run.val
+    model, tokenizer = load_sequence_classifier(run.resumed[0] if run.resumed else cfg.model)
     total_per_epoch = sum(len(ex.train_positives) + cfg.hard_negatives + cfg.random_negatives for ex in train.examples)
-    steps_per_epoch = math.ceil(total_per_epoch / cfg.batch_size)
-    total = min(cfg.max_steps or 10**12, steps_per_epoch * cfg.epochs)
-    optimizer = _optimizer(model, cfg)
-    scheduler = _scheduler(optimizer, int(cfg.warmup * total), total)
-    loss_fn = torch.nn.BCEWithLogitsLoss()
 
     def save_model(path: Path) -> None:
         model.save_pretrained(str(path))
         tokenizer.save_pretrained(str(path))
 
+    resumed = run.prepare(model, save_model, math.ceil(total_per_epoch / cfg.batch_size))
+    loss_fn = torch.nn.BCEWithLogitsLoss()
     if resumed:
-        _, state, trainer, saved = resumed
-        optimizer.load_state_dict(trainer["optimizer"])
-        scheduler.load_state_dict(trainer["scheduler"])
+        state, saved = resumed
         pool_lists, val_cands, negatives = saved["pool"], saved["val"], saved["negatives"]
-        log(f"resuming from {_ckpt_dir(out)}: epoch {state['epoch'] + 1}, step {state['global_step']}")
     else:
-        miner = load_encoder(cfg.miner)
-        pools = candidate_pools([train, val], cfg.pool_size, cfg.seed)
-        both = TrainData(train.groups, val.examples + train.examples)
-        rankings = _bi_rankings(miner, both, pools, max(cfg.mine_k, cfg.eval_k))
-        val_cands = [r[: cfg.eval_k] for r in rankings[: len(val.examples)]]
-        pool_lists = mine_negatives(train, rankings[len(val.examples) :], cfg.mine_k)
+        val_cands, pool_lists = _miner_candidates(train, val, cfg)
         negatives = [p[: cfg.hard_negatives] for p in pool_lists]
         miner_metrics = rank_metrics(val, val_cands)
-        state = {
-            "epoch": 0,
-            "batch": 0,
-            "global_step": 0,
-            "best": miner_metrics["Hits@1"],  # a reranker is kept only if it beats the miner's own order
-            "best_epoch": 0,
-            "miner": canonical_model_name(cfg.miner),
-            "history": [{"epoch": 0, "step": 0, "ranker": "miner (first stage only)", **miner_metrics}],
-        }
+        # a reranker is kept only if it beats the miner's own order
+        state = fresh_state(miner_metrics, {"ranker": "miner (first stage only)"}, miner=canonical_model_name(cfg.miner))
         log(f"epoch 0 (miner's order, top-{cfg.eval_k}): val {_fmt(miner_metrics)}")
-    saved_negs = lambda: {"pool": pool_lists, "val": val_cands, "negatives": negatives}  # noqa: E731
-    stopped = False
-    loss_log: list[float] = state.setdefault("loss", [])
-    for epoch in range(state["epoch"], cfg.epochs):
-        rng = random.Random(cfg.seed * 7919 + epoch)
-        items: list[tuple[int, str, float]] = []
-        for i, ex in enumerate(train.examples):
-            items += [(i, d, 1.0) for d in ex.train_positives]
-            items += [(i, d, 0.0) for d in negatives[i]]
-            gold_texts = train.gold_texts(ex)
-            group = train.groups[ex.group]
-            tries = picked = 0
-            while picked < cfg.random_negatives and tries < 20:
-                tries += 1
-                d = group.ids[rng.randrange(len(group))]
-                if not _is_gold(train, ex, d, gold_texts):
-                    items.append((i, d, 0.0))
-                    picked += 1
-        rng.shuffle(items)
-        batches = [items[j : j + cfg.batch_size] for j in range(0, len(items), cfg.batch_size)]
-        bar = tqdm(total=len(batches), initial=state["batch"], desc=f"reranker epoch {epoch + 1}/{cfg.epochs}", unit="batch", disable=not progress)
-        model.train()
-        for b in range(state["batch"], len(batches)):
-            if state["global_step"] >= total or clock.over():
-                stopped = True
-                break
-            batch = batches[b]
-            enc = tokenizer(
-                [train.examples[i].query for i, _, _ in batch],
-                [train.text(train.examples[i].group, d) for i, d, _ in batch],
-                padding=True,
-                truncation=True,
-                max_length=cfg.max_length,
-                return_tensors="pt",
-            )
-            logits = model(**enc).logits[:, 0]
-            loss = loss_fn(logits, torch.tensor([y for _, _, y in batch]))
-            _optimizer_step(loss, model, optimizer, scheduler, state, b, loss_log, bar)
-            if cfg.save_every and state["global_step"] % cfg.save_every == 0:
-                _save_checkpoint(out, save_model, optimizer, scheduler, state, saved_negs())
-        bar.close()
-        partial = state["batch"] < len(batches)
+
+    def batches_of(epoch: int, rng: random.Random) -> list[list[tuple[int, str, float]]]:
+        items = _reranker_items(train, negatives, cfg.random_negatives, rng)
+        return [items[j : j + cfg.batch_size] for j in range(0, len(items), cfg.batch_size)]
+
+    def loss_of(batch: list[tuple[int, str, float]], rng: random.Random) -> Any:
+        enc = tokenizer([train.examples[i].query for i, _, _ in batch],
+                        [train.text(train.examples[i].group, d) for i, d, _ in batch],
+                        padding=True, truncation=True, max_length=cfg.max_length, return_tensors="pt")
+        return loss_fn(model(**enc).logits[:, 0], torch.tensor([y for _, _, y in batch]))
+
+    def end_of_epoch(due: bool) -> tuple[dict[str, float], bool]:
+        nonlocal negatives
         metrics = rank_metrics(val, _rerank_lists(model, tokenizer, val, val_cands, cfg))
-        remined = False
-        if not partial and cfg.hard_negatives and cfg.remine_every > 0 and (epoch + 1) % cfg.remine_every == 0 and epoch + 1 < cfg.epochs:
-            # re-mine: the current reranker's highest-scored non-gold facts of the miner's pool
-            ranked = _rerank_lists(model, tokenizer, train, pool_lists, cfg)
-            negatives = [r[: cfg.hard_negatives] for r in ranked]
-            remined = True
-        if _end_epoch("reranker", out, save_model, optimizer, scheduler, state, saved_negs(), metrics, remined, epoch,
-                      len(batches), loss_log, partial, stopped, total, cfg, train, val, datasets, clock, log):
-            break
-    card = _card("reranker", cfg, train, val, datasets, state, canonical_model_name(cfg.model), clock, finished=state["epoch"] >= cfg.epochs or state["global_step"] >= total)
-    if (out / CARD_NAME).is_file():
-        _update_card(out, card)
-    return card
+        if not (due and cfg.hard_negatives):
+            return metrics, False
+        # re-mine: the current reranker's highest-scored non-gold facts of the miner's pool
+        negatives = [r[: cfg.hard_negatives] for r in _rerank_lists(model, tokenizer, train, pool_lists, cfg)]
+        return metrics, True
+
+    return run.loop(state, batches_of, loss_of, end_of_epoch,
+                    lambda: {"pool": pool_lists, "val": val_cands, "negatives": negatives})
 
 
 def baseline_verdict(card: dict[str, Any], out: str | Path) -> str | None:
