@@ -1,7 +1,8 @@
 """The default pipeline over passage indexes (hop-by-hop retrieval + the shipped span reader) on
 hand-written passage sets: right answer with every gold passage in the support.
 
-Sets: ``tests/pipeline/data`` (fictional films/places; the demo's European passages) and, with
+Sets: ``tests/pipeline/data`` (fictional films/places; the demo's European passages; fictional bridges,
+written with paraphrased relations after the first two were solved) and, with
 ``GRAPHHOP_TEXT_SUITE=1``, every ``tests/regression/text_*/`` folder (target 0.9, not reached: see
 docs/RESULTS.md, issue 13).
 """
@@ -20,14 +21,15 @@ DEMO_PASSAGES = HERE.parents[1] / "src" / "graphhop" / "demo" / "data" / "passag
 
 
 #: Right-for-the-right-reason rates measured with the walk reader (docs/RESULTS.md, issue 13). The selection
-#: sets (films, europe) chose its design and stand at 1.0; the regression suites (GRAPHHOP_TEXT_SUITE=1) are
-#: reported with the issue's target 0.9, which they do NOT reach (0.29 / 0.35).
-FLOORS = {"films": 1.0, "europe": 1.0}
+#: sets (films, europe, bridges) chose its design; the regression suites (GRAPHHOP_TEXT_SUITE=1) are
+#: reported with the issue's target 0.9, which they do NOT reach (0.33 / 0.39).
+FLOORS = {"films": 1.0, "europe": 1.0, "bridges": 0.77}
 
 
 def _sets() -> list[tuple[str, Path, Path]]:
     sets = [("films", HERE / "data" / "films" / "passages.jsonl", HERE / "data" / "films" / "questions.jsonl"),
-            ("europe", DEMO_PASSAGES, HERE / "data" / "europe" / "questions.jsonl")]
+            ("europe", DEMO_PASSAGES, HERE / "data" / "europe" / "questions.jsonl"),
+            ("bridges", HERE / "data" / "bridges" / "passages.jsonl", HERE / "data" / "bridges" / "questions.jsonl")]
     if os.environ.get("GRAPHHOP_TEXT_SUITE"):  # the hand-written suites: ~25 s a question on 2 shared cores
         for folder in sorted(REGRESSION.glob("text_*")):
             if (folder / "passages.jsonl").exists() and (folder / "questions.jsonl").exists():

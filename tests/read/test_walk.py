@@ -68,10 +68,13 @@ def test_word_key_folds_agent_nouns_and_irregular_forms():
 
 
 def test_question_words_split_relations_from_type_nouns():
-    rel, types = question_words("What is the currency of the country where Piet Halloran was born?", ["Piet Halloran"])
-    assert rel == {word_key("currency"), "born"} and types == {word_key("country")}
-    rel, types = question_words("In which country was the star of Night Ferry to Kestrin born?", ["Night Ferry to Kestrin"])
-    assert rel == {"star", "born"} and types == {word_key("country")}
+    rel, answer, bridge = question_words("What is the currency of the country where Piet Halloran was born?",
+                                         ["Piet Halloran"])
+    assert rel == {word_key("currency"), "born"} and bridge == {word_key("country")} and not answer
+    rel, answer, bridge = question_words("In which country was the star of Night Ferry to Kestrin born?",
+                                         ["Night Ferry to Kestrin"])
+    assert rel == {"star", "born"} and answer == {word_key("country")} and not bridge
+    assert question_words("Who led the school founded by Corin Dask?", ["Corin Dask"])[2] == {word_key("school")}
 
 
 def test_sentence_edges_carry_the_words_between_and_inverse_title_edges():
@@ -87,6 +90,7 @@ def test_sentence_edges_carry_the_words_between_and_inverse_title_edges():
 def test_walk_reaches_the_answer_through_the_bridge_entity():
     reader = WalkReader(_Search(DOCS), encoder=object())
     states = reader.walk(["Night Ferry to Kestrin"], frozenset({"direct", "born"}))
+    assert all(s.edges[0].source == "Night Ferry to Kestrin" for s in states)
     best = max(states, key=lambda s: (len(s.covered), -len(s.edges)))
     assert best.covered == {"direct", "born"}
     assert [e.target for e in best.edges][0] == "Mara Voss" and best.path == ("f1", "f2")

@@ -17,7 +17,8 @@ proper names it overlaps (:func:`snap`). Then, by question type (:func:`graphhop
     ``Was A released before B?`` (a comparative and two names) compares A's and B's values (below);
     otherwise the claimed value is the question's last name or number (``... born in Castelvane?``)
     and the question is read with it replaced by ``what``: ``yes`` when the answer found is the claim,
-    or its sentence or its own passage mentions the claim (``Vinci, a town in Italy``); ``no`` when a
+    or its sentence names the claim after it (``Vinci, a town in Italy``) or the first sentence of its
+    own passage does (``Vinci is a town in Italy``); ``no`` when a
     supported answer says otherwise (its evidence is the support); no supported answer when nothing
     is found.
 ``count``
@@ -158,6 +159,22 @@ def _sentence(text: str, start: int, end: int) -> str:
     return text[a + 2 if a >= 0 else 0 : z + 1 if z >= 0 else len(text)]
 
 
+def _after_answer(sentence: str, answer: str) -> str:
+    """The part of ``sentence`` after ``answer``'s mention (``Żelazowa Wola, a village in Poland``:
+    where the sentence says what the answer is in); the whole sentence when the answer is not in it."""
+    at = fold_name(sentence).find(fold_name(answer)) if answer.strip() else -1
+    if at < 0:
+        return sentence
+    words_before = len(fold_name(sentence)[:at].split())
+    return " ".join(re.findall(r"\w+", sentence)[words_before + len(fold_name(answer).split()) :])
+
+
+def _first_sentence(text: str) -> str:
+    """A passage's first sentence (how it describes its title)."""
+    m = re.search(r"[.!?](?:\s|$)", text)
+    return text[: m.end()] if m else text
+
+
 def _clean(text: str) -> str:
     return text.strip(" \t\n.,;:()\"'")
 
@@ -270,9 +287,9 @@ class TextQA:
         trace = {"claim": claim, "masked_question": masked, "found": best.text if best else ""}
         if best is None or best.margin <= self.min_margin:
             return self._result("boolean", paths, None, question, trace)
-        holds = _same(best.text, claim) or _mentions(best.sentence, claim) or any(
-            _mentions(self.retriever.text(d), claim) for d in self._titled(best.text))
-        trace["claim_in"] = "answer" if _same(best.text, claim) else ("answer's sentence or passage" if holds else "")
+        holds = _same(best.text, claim) or _mentions(_after_answer(best.sentence, best.text), claim) or any(
+            _mentions(_first_sentence(self.retriever.text(d)), claim) for d in self._titled(best.text))
+        trace["claim_in"] = "answer" if _same(best.text, claim) else ("what describes the answer" if holds else "")
         return self._result("boolean", paths, best, question, trace, text="yes" if holds else "no")
 
     def _titled(self, name: str) -> list[str]:

@@ -36,7 +36,7 @@ from graphhop.kb.names import fold_name, name_mentions, name_spans
 
 __all__ = ["Edge", "SentenceGraph", "WalkReader", "question_words", "relation_keys", "word_key"]
 
-_STOP = set("""a an the of in on at to for from by with and or is was are were be been being do does did has have had
+_STOP = set("""a an the of in on at to for by with and or is was are were be been being do does did has have had
 what which who whom whose where when why how that this these those it its he she they his her their there as into than
 many much s also same one up out about after before over under then so not no yes any all some its
 earlier later first last older younger oldest youngest more most fewer less least higher lower larger smaller bigger
@@ -65,7 +65,12 @@ def word_key(word: str) -> str:
     stem = _stemmer(snowballstemmer).stemWord(w)
     if stem.endswith(("er", "or")) and len(stem) >= 6:
         stem = stem[:-2]
+    _SURFACE.setdefault(stem, w)
     return stem
+
+
+#: A surface word for each key (the first seen): what the encoder reads for soft matches.
+_SURFACE: dict[str, str] = {}
 
 
 _STEMMERS: dict[str, Any] = {}
@@ -80,24 +85,27 @@ def _stemmer(module: Any) -> Any:
 _RELATIVE = {"where", "that", "which", "who", "whom", "whose", "when"}
 
 
-def question_words(question: str, entities: Sequence[str] = ()) -> tuple[frozenset[str], frozenset[str]]:
-    """``(relation words, type nouns)`` of a question (keys, :func:`relation_keys`).
+def question_words(question: str, entities: Sequence[str] = ()) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """``(relation words, answer type nouns, bridge type nouns)`` of a question (keys, :func:`relation_keys`).
 
     A *type noun* names what an entity is rather than how it is related: the noun after ``which``/
-    ``what`` (``In which country``) and a noun before a relative word (``the country where``,
-    ``the label that``); a noun followed by ``of`` is a relation (``the capital of``, ``the director
-    of``) even after ``what``. Type nouns may carry a hop but are not counted as covered."""
+    ``what``/``how many`` names the answer's type (``In which country``); a noun before a relative
+    word (``the country where``, ``the label that``) or a participle with ``by`` (``the school founded
+    by``) names a bridge entity's type. A noun followed by ``of`` is a relation (``the capital of``,
+    ``the director of``) even after ``what``."""
     words = _TOKEN.findall(question.lower())
-    types: set[str] = set()
+    answer: set[str] = set()
+    bridge: set[str] = set()
     for i, w in enumerate(words):
-        nxt = words[i + 1] if i + 1 < len(words) else ""
+        nxt, nxt2 = (words[i + 1 : i + 3] + ["", ""])[:2]
         if w in _STOP or nxt == "of":
             continue
-        after_wh = i > 0 and words[i - 1] in ("which", "what", "many")
-        if after_wh or nxt in _RELATIVE or (nxt == "in" and i + 2 < len(words) and words[i + 2] == "which"):
-            types.add(word_key(w))
+        if i > 0 and words[i - 1] in ("which", "what", "many"):
+            answer.add(word_key(w))
+        elif nxt in _RELATIVE or (nxt == "in" and nxt2 == "which") or (nxt.endswith(("ed", "en", "wn")) and nxt2 == "by"):
+            bridge.add(word_key(w))
     keys = relation_keys(question, drop=entities)
-    return keys - types, keys & frozenset(types)
+    return keys - answer - bridge, keys & frozenset(answer), keys & frozenset(bridge) - answer
 
 
 def relation_keys(text: str, drop: Sequence[str] = ()) -> frozenset[str]:
@@ -166,7 +174,7 @@ class SentenceGraph:
 
     def entities(self, question: str) -> list[str]:
         """The question's entities: its proper names and the index titles it mentions (resolved)."""
-        found = [self.resolve(n) for n in name_mentions(question[:1].lower() + question[1:])]
+        found = [self.resolve(re.sub(r"['’]s$", "", n)) for n in name_mentions(question[:1].lower() + question[1:])]
         if self.links.titled:
             found += [self.index.docs[self.titles[k][0]].title for k in self.links.mentioned(question) if k in self.titles]
         out: list[str] = []
@@ -250,6 +258,7 @@ class _State:
     edges: tuple[Edge, ...]
     covered: frozenset[str]
     reused: int
+    typed: frozenset[str] = frozenset()  # bridge type nouns the entity is (credited when it is a bridge)
 
     @property
     def path(self) -> tuple[str, ...]:
@@ -262,7 +271,8 @@ class WalkReader:
     :meth:`read` gives ``(paths, readings)`` in the form :class:`graphhop.read.text_qa.TextQA` uses."""
 
     def __init__(self, search: Any, encoder: Any = None, max_hops: int = 4, beam: int = 24, w_type: float = 0.5,
-                 hop_penalty: float = 0.02, reuse_penalty: float = 0.15, threshold: float = 0.6) -> None:
+                 hop_penalty: float = 0.02, reuse_penalty: float = 0.15, threshold: float = 0.6,
+                 soft: float | None = 0.65) -> None:
         self.graph = SentenceGraph(search)
         self.encoder = encoder if encoder is not None else search.encoder
         self.max_hops = max_hops
@@ -271,22 +281,33 @@ class WalkReader:
         self.hop_penalty = hop_penalty
         self.reuse_penalty = reuse_penalty
         self.threshold = threshold
+        self.soft = soft if hasattr(self.encoder, "encode") else None
+        self._word_vecs: dict[str, Any] = {}
 
-    def walk(self, entities: Sequence[str], wanted: frozenset[str], types: frozenset[str] = frozenset()) -> list[_State]:
-        """Every state reached (beam ``beam`` per depth), best coverage first: a hop must meet ``wanted``
-        or ``types``; only ``wanted`` words count as covered."""
-        states = [_State(e, (), frozenset(), 0) for e in entities]
+    def walk(self, entities: Sequence[str], relations: frozenset[str], answer_types: frozenset[str] = frozenset(),
+             bridge_types: frozenset[str] = frozenset()) -> list[_State]:
+        """Every state reached (beam ``beam`` per depth), best coverage first. A hop must cover a new
+        relation word, leave a bridge that is of a bridge type noun, or carry a type noun in its words;
+        covered = relation words met (in the edge's words, by an encoder-similar word, or naming what the
+        entity reached is) + bridge type nouns of the bridges passed."""
+        states = [_State(e, (), frozenset(), 0, self._typed(e, "", bridge_types)) for e in entities]
         seen_entities = {fold_name(e) for e in entities}
+        types = answer_types | bridge_types
         reached: list[_State] = []
         for _ in range(self.max_hops):
             grown: dict[tuple[str, tuple[str, ...]], _State] = {}
             for st in states:
                 visited = seen_entities | {fold_name(e.target) for e in st.edges}
-                for edge in self.graph.edges(st.entity):
-                    hit = edge.words & wanted
-                    if not (hit - st.covered or edge.words & types) or fold_name(edge.target) in visited:
+                edges = self.graph.edges(st.entity)
+                similar = self._similar(edges, relations)
+                for edge in edges:
+                    met = edge.words & relations | frozenset(r for r in relations for w in edge.words if (r, w) in similar)
+                    named = relations & relation_keys(edge.target)  # ``best-known bridge``: the Weir Bridge
+                    gain = (met | named | (st.typed if st.edges else frozenset())) - st.covered
+                    if not (gain or edge.words & types) or fold_name(edge.target) in visited:
                         continue
-                    new = _State(edge.target, st.edges + (edge,), st.covered | hit, st.reused + (not hit - st.covered))
+                    new = _State(edge.target, st.edges + (edge,), st.covered | gain, st.reused + (not gain),
+                                 self._typed(edge.target, edge.sentence, bridge_types))
                     key = (fold_name(new.entity), new.path)
                     if key not in grown or _rank(grown[key]) < _rank(new):
                         grown[key] = new
@@ -296,6 +317,35 @@ class WalkReader:
                 break
         return reached
 
+    def _similar(self, edges: Sequence[Edge], relations: frozenset[str]) -> set[tuple[str, str]]:
+        """``(relation word, edge word)`` pairs whose encoder cosine is at least ``soft`` (``taught`` ~
+        ``trained``, ``founded`` ~ ``established``): the words' surface forms, encoded once and cached."""
+        if self.soft is None or not relations:
+            return set()
+        import numpy as np
+
+        words = {w for e in edges for w in e.words} | set(relations)
+        missing = [w for w in words if w not in self._word_vecs]
+        if missing:
+            vecs = self.encoder.encode([_SURFACE.get(w, w) for w in missing], convert_to_numpy=True,
+                                       normalize_embeddings=True)
+            self._word_vecs.update(zip(missing, np.asarray(vecs, dtype=np.float32)))
+        others = sorted(words - relations)
+        if not others:
+            return set()
+        sims = np.stack([self._word_vecs[r] for r in relations]) @ np.stack([self._word_vecs[w] for w in others]).T
+        rel = list(relations)
+        return {(rel[i], others[j]) for i, j in zip(*np.nonzero(sims >= self.soft))}
+
+    def _typed(self, name: str, sentence: str, bridge_types: frozenset[str]) -> frozenset[str]:
+        """The nouns of ``bridge_types`` that ``name`` is, by its name, its description or the three words
+        before it (``the town of X``)."""
+        if not bridge_types:
+            return frozenset()
+        at = _find(sentence, name) if sentence else None
+        before = " ".join(_TOKEN.findall(sentence[: at[0]])[-3:]) if at else ""
+        return bridge_types & relation_keys(f"{name} {before} {self.description(name, sentence)}")
+
     def read(self, question: str, query: str | None = None) -> tuple[list[Any], list[Any]]:
         """Paths (:class:`~graphhop.retrieve.texthop.TextPath`) and readings for ``question``;
         ``query`` (the unmasked question) names the entities when given."""
@@ -303,16 +353,17 @@ class WalkReader:
         from graphhop.retrieve.texthop import TextPath
 
         entities = self.graph.entities(question)
-        wanted, types = question_words(question, entities)
-        if not entities or not wanted | types:
+        relations, answer_types, bridge_types = question_words(question, entities)
+        wanted = relations | bridge_types
+        if not entities or not wanted | answer_types:
             return [], []
-        states = self.walk(entities, wanted, types)
+        states = self.walk(entities, relations, answer_types, bridge_types)
         if not states:
             return [], []
-        fits = self._type_fits(question, states, types)
+        fits = self._type_fits(question, states, answer_types)
         paths, readings = [], []
         for st in states:
-            score = (len(st.covered) / max(1, len(wanted)) + self.w_type * fits[st.entity] - self.hop_penalty * len(st.edges)
+            score = ((len(st.covered) / len(wanted) if wanted else 1.0) + self.w_type * fits[st.entity] - self.hop_penalty * len(st.edges)
                      - self.reuse_penalty * st.reused)
             path = TextPath(st.path, score)
             paths.append(path)
