@@ -252,10 +252,10 @@ def train_query_generator(
 def train_bgr(
     data: Path = typer.Argument(..., help="Builder dataset folder (train.jsonl + dev.jsonl)."),
     out: Path = typer.Option(..., "--out", "-o", help="Model dir to write (bgr.pt + model_card.json, atomic)."),
-    train_limit: Optional[int] = typer.Option(None, help="Use the first N training questions."),
+    train_limit: Optional[int] = typer.Option(None, help="Train on N training questions spread evenly (stride) over what the carve leaves."),
     dev_limit: int = typer.Option(200, help="Selection questions scored each epoch and used to choose thresholds/merge."),
     select_split: str = typer.Option("train", "--select-split", help="Where the selection questions come from: train "
-                                     "(every 10th training question, carved off and not trained on) or dev."),
+                                     "(every 10th group of training questions sharing a chain, carved off and not trained on) or dev."),
     epochs: int = typer.Option(20, help="Maximum epochs (early stop after --patience epochs without a better selection F1)."),
     patience: int = typer.Option(5, help="Epochs without improvement before stopping."),
     max_minutes: float = typer.Option(10.0, help="Wall-clock budget for training."),
@@ -275,6 +275,8 @@ def train_bgr(
     from graphhop.models.locate import check_model
 
     check_model(None if encoder == "default" else encoder, "--encoder")
+    from graphhop.datasets.splits import carve_selection
+    from graphhop.eval.experiment import stride_sample
     from graphhop.models.encoder import set_threads
     from graphhop.retrieve.graphhop import BGRConfig
     from graphhop.train.bgr import TrainConfig
@@ -284,13 +286,15 @@ def train_bgr(
     set_threads(threads)
     name = None if encoder == "default" else encoder
     emb = EmbeddingCache(cache, name)
-    train = load_examples(builder_records(data, "train"), emb, train_limit, progress=True)
-    if select_split == "train":  # carve the selection questions off train: dev and test stay for reporting
-        dev, train = train[::10][:dev_limit], [ex for i, ex in enumerate(train) if i % 10 or i // 10 >= dev_limit]
+    records = builder_records(data, "train")
+    if select_split == "train":  # a chain-disjoint carve of train selects: dev and test stay for reporting
+        carve, records = carve_selection(records, every=10, limit=dev_limit)
+        dev = load_examples(carve, emb, None, progress=True)
     elif select_split == "dev":
         dev = load_examples(builder_records(data, "dev"), emb, dev_limit, progress=True)
     else:
         raise InputError(f"--select-split: choose train or dev, got {select_split!r}")
+    train = load_examples(stride_sample(records, train_limit), emb, None, progress=True)
     train = add_other_positives(train, other_positives)
     dim = int(train[0].question_vec.shape[0]) if train else 384
     cfg = BGRConfig(encoder=emb.model_name, input_dim=dim)
