@@ -83,14 +83,17 @@ def main() -> None:
     ap.add_argument("run", type=Path, help="a dataset folder of bgr_eval.py's output (holds model/)")
     ap.add_argument("--data-dir", type=Path, required=True, help="the builder dataset (train/dev.jsonl)")
     ap.add_argument("--cache", type=Path, default=Path("runs/bgr-cache"), help="frozen-encoder vector cache")
-    ap.add_argument("--limit", type=int, default=200)
+    ap.add_argument("--limit", type=int, default=200, help="N questions per split, spread evenly (stride)")
+    ap.add_argument("--splits", default="train,dev", help="splits compared (test: a test.jsonl beside dev)")
     args = ap.parse_args()
+    from graphhop.eval.experiment import stride_sample
+
     torch.set_num_threads(1)
     cols = ["n", "matcher@1", "above threshold", "last-node cos@1", "path cos@1"]
     print("| split | step | " + " | ".join(cols) + " |")
     print("|---|---:|" + "---:|" * len(cols))
-    for split in ("train", "dev"):
-        recs = [r for r in read_records(args.data_dir / f"{split}.jsonl") if r.get("evidence")][: args.limit]
+    for split in args.splits.split(","):
+        recs = stride_sample([r for r in read_records(args.data_dir / f"{split}.jsonl") if r.get("evidence")], args.limit)
         for step, a in step_accuracy(args.run, recs, args.cache).items():
             cells = [f"{int(a['n'])}"] + [f"{a[c]:.3f}" if c in a else "–" for c in cols[1:]]
             print(f"| {split} | {step} | " + " | ".join(cells) + " |")

@@ -27,15 +27,8 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from graphhop.core import GraphhopError  # noqa: E402
 from graphhop.datasets.builder import read_records  # noqa: E402
+from graphhop.eval.experiment import stride_sample  # noqa: E402
 from graphhop.retrieve.llm import TEMPLATES, ChatClient, LLMGraphRetriever, pick_shots  # noqa: E402
-
-
-def stride_sample(items: list, limit: int | None) -> list:
-    """At most ``limit`` items taken at an even stride over the whole list."""
-    if not limit or len(items) <= limit:
-        return items
-    step = len(items) / limit
-    return [items[int(i * step)] for i in range(limit)]
 
 
 def main() -> None:
@@ -51,7 +44,6 @@ def main() -> None:
     ap.add_argument("--eval-limit", type=int, default=100, help="questions scored, sampled at an even stride")
     ap.add_argument("--timeout", type=float, default=60.0)
     ap.add_argument("--retries", type=int, default=2)
-    ap.add_argument("--ged-timeout", type=float, default=1.0)
     ap.add_argument("--cache", type=Path, default=Path("runs/bgr-cache"))
     ap.add_argument("--baselines", default="random,bm25,dense", help="pool baselines scored beside (empty: none)")
     ap.add_argument("--out", type=Path, help="write results.json here")
@@ -69,14 +61,16 @@ def main() -> None:
 
 
 def run(args: argparse.Namespace, templates: list[str]) -> None:
-    from bgr_eval import table
-
+    """One Experiment: the LLM templates' graphs and the pool baselines (k = gold set size, labelled oracle)."""
+    from graphhop.eval.experiment import Experiment, System
+    from graphhop.eval.measures import GRAPH, Prediction
+    from graphhop.eval.tasks import bgr_systems, builder_golds, check_split
+    from graphhop.io import atomic_write_text
     from graphhop.retrieve.baselines import PoolBM25
     from graphhop.retrieve.llm.replay import ReplayServer, load_replies
-    from graphhop.eval.bgr import evaluate_methods
     from graphhop.train.bgr_data import EmbeddingCache, load_examples
 
-    path = args.data_dir / f"{args.split}.jsonl"
+    path = args.data_dir / f"{check_split(args.split)}.jsonl"
     if not path.exists():
         raise GraphhopError(f"{path}: no such file (split {args.split!r})")
     train = list(read_records(args.data_dir / "train.jsonl"))
@@ -88,13 +82,15 @@ def run(args: argparse.Namespace, templates: list[str]) -> None:
     url, model = (server.url, "replay") if server else (args.llm_url, args.llm_model)
     retrievers = {t: LLMGraphRetriever(ChatClient(url, model, args.key_env, args.timeout, args.retries), t, shots)
                   for t in templates}
-    graphs = {f"llm-{t}": (lambda ex, r=r: r.retrieve_pool(ex.question, ex.pool.ids, ex.pool.texts, ex.pool.facts))
-              for t, r in retrievers.items()}
     bm25 = PoolBM25(dict.fromkeys(e["text"] for r in train + recs for e in r["evidence"]))
+    systems = bgr_systems(None, examples, [m for m in args.baselines.split(",") if m], bm25, cache.encode)
+    systems.update({f"llm-{t}": System(lambda qs, r=r: [Prediction(graph=r.retrieve_pool(ex.question, ex.pool.ids, ex.pool.texts,
+                                                                                         ex.pool.facts)) for ex in examples])
+                    for t, r in retrievers.items()})
     t0 = time.perf_counter()
     try:
-        rows = evaluate_methods(None, examples, [m for m in args.baselines.split(",") if m], bm25=bm25,
-                                encode=cache.encode, ged_timeout=args.ged_timeout, graphs=graphs)
+        table = Experiment(GRAPH, report=args.split, title=args.data_dir.name).run(systems, [ex.question for ex in examples],
+                                                                                  builder_golds(examples))
     finally:
         if server:
             server.stop()
@@ -103,14 +99,14 @@ def run(args: argparse.Namespace, templates: list[str]) -> None:
     label = f"REPLAY SERVER ({args.replay}), not a model" if server else f"{args.llm_model} at {args.llm_url}"
     print(f"## {args.data_dir.name} {args.split}: {len(examples)} questions (stride sample), {len(shots)} shots "
           f"from train; LLM: {label}; {time.perf_counter() - t0:.0f} s\n")
-    print(table(rows))
+    print(table.markdown())
     print("\n| method | " + " | ".join(("ok", "repaired", "unparseable", "request failed")) + " |\n|---|---:|---:|---:|---:|")
     for m, s in status.items():
         print(f"| {m} | " + " | ".join(str(s.get(k, 0)) for k in ("ok", "repaired", "unparseable", "request failed")) + " |")
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "results.json").write_text(json.dumps({"llm": label, "rows": rows, "status": status,
-                                                           "repairs": repairs}, indent=1) + "\n")
+        atomic_write_text(args.out / "results.json", json.dumps({"llm": label, "table": table.to_json(), "status": status,
+                                                                "repairs": repairs}, indent=1) + "\n")
 
 
 if __name__ == "__main__":

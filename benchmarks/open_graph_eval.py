@@ -5,16 +5,17 @@
 
 DATASET is a builder folder (train/dev/test.jsonl); BGR_DIR a model from `graphhop train bgr` on it.
 The DB is every distinct evidence sentence of all the folder's splits, indexed once (BM25 + flat
-dense, bundled MiniLM) under --out. For the first --limit questions of --split (taken evenly over
-the file: every n-th) it scores, against the gold graph (relabelled to DB ids by text):
+dense, bundled MiniLM) under --out. For --limit questions of --split (dev or test; spread evenly
+over the file, stride) two Experiments score, against the gold graph (the open ones relabelled to DB ids by text):
 
 * ``closed``: BGR over the question's own pool (gold + distractors), as issue 5 measured;
 * ``open-top25``: BGR over the DB's dense top 25 for the question (issue 5's open setting);
 * ``open-hops``: BGR hop by hop over the whole DB (`graphhop.retrieve.bgr_open.OpenBGR`: each step's
   candidates = dense + BM25 with question + path as the query, plus entity links, top --k);
 
-for forward, backward and the model card's merge. Prints R / P / F1 / GM / GS / GED overall and by
-depth, the gold share the open candidates ever reached, and latency (p50 / p95, warm).
+for forward, backward and bidirectional. Prints EM / P / R / F1 / GM / GS / GED overall and by depth,
+the gold share the open candidates ever reached, and latency (p50 / p95, warm). A model whose card
+says it chose its settings on the split asked for is refused (select = report).
 """
 
 from __future__ import annotations
@@ -23,17 +24,17 @@ import argparse
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-
-def _stride(items: list, n: int) -> list:
-    step = max(1, len(items) // max(1, n))
-    return items[::step][:n]
+MODES = ("forward", "backward", "bidirectional")
 
 
-def _db(recs: list[dict], out: Path):
+def db_index(recs: list[dict], out: Path) -> tuple[Any, dict[str, str]]:
+    """The DB (every distinct evidence sentence) indexed once under ``out``, and normalized text -> DB id."""
     from graphhop.core import Passage
+    from graphhop.eval.bgr_bench import normalize_text
     from graphhop.index.dense import DenseOptions
     from graphhop.index.directory import KnowledgeIndex, build_index, documents_from_passages
 
@@ -44,21 +45,45 @@ def _db(recs: list[dict], out: Path):
     else:
         index = build_index(documents_from_passages(Passage(f"s{i}", t) for i, t in enumerate(texts)), path,
                             dense=DenseOptions("flat"), overwrite=True, progress=True)
-    return index, {" ".join(t.lower().split()): f"s{i}" for i, t in enumerate(texts)}
+    return index, {normalize_text(t): f"s{i}" for i, t in enumerate(texts)}
 
 
-def _relabel(gold, text_to_db: dict[str, str], qid: str):
-    from graphhop.graph import EvidenceGraph
+def open_systems(model: Any, examples: list, search: Any, golds: list, k: int, stats: dict[str, list], encode: Any) -> dict[str, Any]:
+    """``open-top25 <mode>`` (BGR over the DB's dense top 25) and ``open-hops <mode>`` (OpenBGR hop by hop)."""
+    from graphhop.eval.experiment import System
+    from graphhop.eval.measures import Prediction
+    from graphhop.retrieve.bgr_open import OpenBGR
+    from graphhop.retrieve.graphhop import BGRRetriever, CandidatePool
 
-    out = EvidenceGraph(gold.question, gold.root, gold.text_evidence)
-    rename = {}
-    for n in gold.evidence_ids:
-        text = gold.g.nodes[n].get("text", "")
-        rename[n] = text_to_db.get(" ".join(text.lower().split()), f"missing:{qid}:{n}")
-        out.add_evidence(rename[n], text)
-    for u, v in gold.edges:
-        out.add_edge(rename.get(u, u), rename.get(v, v))
-    return out
+    ret = BGRRetriever(model, encode=encode)
+
+    def top25(mode: str):
+        def predict(_: list[str]) -> list[Prediction]:
+            out = []
+            for ex in examples:
+                t0 = time.perf_counter()
+                qv = search.encode_queries([ex.query])[0]
+                ids = [h.id for h in search.dense.search_vectors(qv[None, :], 25)[0]]
+                pool = CandidatePool(ids, [search.text(d) for d in ids], search.vectors(ids))
+                out.append(Prediction(graph=ret.retrieve_pool(ex.question, pool, qv, mode=mode, query=ex.query)))
+                stats["open-top25"] += [1000 * (time.perf_counter() - t0)] if mode == "bidirectional" else []
+            return out
+        return predict
+
+    def hops(mode: str):
+        def predict(_: list[str]) -> list[Prediction]:
+            out = []
+            for ex, gold in zip(examples, golds):
+                t0 = time.perf_counter()
+                opener = OpenBGR(model, search, k=k, mode=mode)
+                out.append(Prediction(graph=opener.retrieve_graph(ex.query)))
+                if mode == "bidirectional":
+                    stats["open-hops"].append(1000 * (time.perf_counter() - t0))
+                    stats["reached"].append(len(gold.evidence & set(opener.last_candidates)) / max(1, len(gold.evidence)))
+            return out
+        return predict
+
+    return {**{f"open-top25 {m}": System(top25(m)) for m in MODES}, **{f"open-hops {m}": System(hops(m)) for m in MODES}}
 
 
 def main() -> None:
@@ -66,76 +91,46 @@ def main() -> None:
     ap.add_argument("--data-dir", type=Path, required=True)
     ap.add_argument("--model", type=Path, required=True)
     ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--split", default="dev")
-    ap.add_argument("--limit", type=int, default=100)
+    ap.add_argument("--split", default="dev", help="dev or test")
+    ap.add_argument("--limit", type=int, default=100, help="N questions, spread evenly (stride)")
     ap.add_argument("--k", type=int, default=10, help="candidates per hop (open-hops)")
-    ap.add_argument("--ged-timeout", type=float, default=0.5)
     args = ap.parse_args()
-
-    import torch
-
     from graphhop.datasets.builder import read_records
-    from graphhop.metrics.graph import breakdown, score_graph
-    from graphhop.retrieve.bgr_open import OpenBGR
-    from graphhop.retrieve.graphhop import BGRRetriever, CandidatePool, load_model
+    from graphhop.eval.bgr import depth_key
+    from graphhop.eval.bgr_bench import percentile, relabel_gold
+    from graphhop.eval.experiment import Experiment, System, stride_sample
+    from graphhop.eval.measures import GRAPH, Gold, Prediction
+    from graphhop.eval.tasks import builder_golds, check_split
+    from graphhop.io import atomic_write_text
+    from graphhop.models.encoder import set_threads
+    from graphhop.retrieve.graphhop import BGRRetriever, load_model
     from graphhop.retrieve.texthop import HopSearch
-    from graphhop.eval.bgr import depth_key as _depth_key
     from graphhop.train.bgr_data import EmbeddingCache, load_examples
 
-    torch.set_num_threads(1)
+    set_threads(1)
     args.out.mkdir(parents=True, exist_ok=True)
-    recs = [r for s in ("train", "dev", "test") if (args.data_dir / f"{s}.jsonl").exists()
-            for r in read_records(args.data_dir / f"{s}.jsonl")]
-    index, text_to_db = _db(recs, args.out)
+    recs = [r for s in ("train", "dev", "test") if (args.data_dir / f"{s}.jsonl").exists() for r in read_records(args.data_dir / f"{s}.jsonl")]
+    index, by_text = db_index(recs, args.out)
     model, card = load_model(args.model)
     cache = EmbeddingCache(args.out / "cache", None)
-    examples = load_examples(_stride(list(read_records(args.data_dir / f"{args.split}.jsonl")), args.limit), cache)
-    encode = lambda t: cache.encode(t)  # noqa: E731
-    closed = BGRRetriever(model, encode=encode)
+    examples = load_examples(stride_sample(list(read_records(args.data_dir / f"{check_split(args.split)}.jsonl")), args.limit), cache)
+    experiment = Experiment(GRAPH, report=args.split, select=card.get("select_split", "dev"), title=f"{args.data_dir.name} {args.split}")
+    closed = BGRRetriever(model, encode=cache.encode)
+    tables = {"closed": experiment.run({f"closed {m}": System(lambda qs, m=m: [Prediction(graph=closed.retrieve_pool(
+        ex.question, ex.pool, ex.question_vec, mode=m, query=ex.query)) for ex in examples]) for m in MODES},
+        [ex.question for ex in examples], builder_golds(examples))}
+    golds = [Gold(ex.id, [], set(g.evidence_ids), g, {"depth": depth_key(ex.depth)}) for ex in examples for g in [relabel_gold(ex, by_text)[0]]]
+    stats: dict[str, list] = {"open-top25": [], "open-hops": [], "reached": []}
     search = HopSearch(index, depth=max(20, args.k))
-    modes = ("forward", "backward", "bidirectional")
-    scores: dict[str, list] = {}
-    lat: dict[str, list[float]] = {"open-top25": [], "open-hops": []}
-    reached: list[float] = []
-    for ex in examples:
-        gold = _relabel(ex.gold, text_to_db, ex.id)
-        qv = search.encode_queries([ex.query])[0]
-        top = search.dense.search_vectors(qv[None, :], 25)[0]
-        ids = [h.id for h in top]
-        pool = CandidatePool(ids, [search.text(d) for d in ids], search.vectors(ids))
-        for mode in modes:
-            preds = {"closed": (closed.retrieve_pool(ex.question, ex.pool, ex.question_vec, mode=mode, query=ex.query), ex.gold)}
-            t0 = time.perf_counter()
-            preds["open-top25"] = (closed.retrieve_pool(ex.question, pool, qv, mode=mode, query=ex.query), gold)
-            t1 = time.perf_counter()
-            opener = OpenBGR(model, search, k=args.k, mode=mode)
-            preds["open-hops"] = (opener.retrieve_graph(ex.query), gold)
-            t2 = time.perf_counter()
-            if mode == "bidirectional":
-                reached.append(len(set(gold.evidence_ids) & set(opener.last_candidates)) / max(1, len(gold.evidence_ids)))
-                lat["open-top25"].append(1000 * (t1 - t0))
-                lat["open-hops"].append(1000 * (t2 - t1))
-            for setting, (pred, g) in preds.items():
-                sc = score_graph(pred, g, args.ged_timeout)
-                scores.setdefault(f"{setting} {mode}", []).append(sc)
-                d = type(sc)(**{**sc.__dict__, "graph_type": _depth_key(ex.depth)})
-                scores.setdefault(f"{setting} {mode} by-depth", []).append(d)
-    result = {k: breakdown(v) for k, v in scores.items()}
-    result["_meta"] = {"n": len(examples), "db": len(index.docs), "k": args.k, "merge": card["config"]["merge"],
-                       "gold_reached_by_open_candidates": round(float(np.mean(reached)), 4),
-                       "latency_ms": {k: {"p50": round(float(np.percentile(v, 50)), 1),
-                                          "p95": round(float(np.percentile(v, 95)), 1)} for k, v in lat.items() if v}}
-    (args.out / "results.json").write_text(json.dumps(result, indent=1))
-    print(f"# {args.data_dir.name} {args.split}: {len(examples)} questions, DB {len(index.docs)} sentences, "
-          f"merge {card['config']['merge']}; {json.dumps(result['_meta'])}")
-    print("| setting | mode | n | R | P | F1 | GM | GS | GED |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
-    for key, br in result.items():
-        if key.startswith("_") or key.endswith("by-depth"):
-            continue
-        a = br["all"]
-        setting, mode = key.split(" ", 1)
-        print(f"| {setting} | {mode} | {a['n']} | " + " | ".join(f"{a[m]:.3f}" for m in ("recall", "precision", "f1", "gm", "gs", "ged")) + " |")
+    tables["open"] = experiment.run(open_systems(model, examples, search, golds, args.k, stats, cache.encode), [ex.question for ex in examples], golds)
+    meta = {"n": len(examples), "db": len(index.docs), "k": args.k, "merge": card["config"]["merge"],
+            "gold_reached_by_open_candidates": round(float(np.mean(stats["reached"])), 4) if stats["reached"] else None,
+            "latency_ms": {k: {"p50": round(percentile(stats[k], 50), 1), "p95": round(percentile(stats[k], 95), 1)}
+                           for k in ("open-top25", "open-hops") if stats[k]}}
+    atomic_write_text(args.out / "results.json", json.dumps({"meta": meta, **{k: t.to_json() for k, t in tables.items()}}, indent=1))
+    print(f"# {args.data_dir.name} {args.split}: {len(examples)} questions, DB {len(index.docs)} sentences; {json.dumps(meta)}")
+    for t in tables.values():
+        print("\n" + t.markdown() + "\n\n" + t.markdown("depth"))
 
 
 if __name__ == "__main__":

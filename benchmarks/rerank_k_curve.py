@@ -1,88 +1,62 @@
-"""DiFaR² K curve (paper Figure 3): quality and added time when reranking the top-K, K = 1..100.
+"""DiFaR² K curve (paper Figure 3): quality and added time when reranking the top-K, K = 1..100, in one Experiment.
 
-For each K the first stage (DiFaR, bundled MiniLM, flat index) is computed once, then its top-K is
-reranked by the cross-encoder, for the first ``--limit`` dev questions. Reported per K: fact-level
-Hits@1 and MRR (RR@1000: hits below K keep their first-stage order), answer Hits@1, and the
-reranking time per query (wall clock of the cross-encoder scoring only; the first stage is the same
-for every K and is reported once). Each K is a separate reranking run, so times are real.
+Each K is the registry's ``difar2`` pipeline (DiFaR, bundled MiniLM, flat index >> the cross-encoder
+over its top K; ``K = 0`` is ``dense`` alone), scored on ``--limit`` questions of ``--split`` spread
+evenly (stride): fact-level Hits@1 and MRR (RR@1000: hits below K keep their first-stage order),
+answer Hits@1, seconds per question, and the reranking time per question (s/q minus the K = 0 row's;
+on a loaded machine a rough figure). MetaQA dev: over its evaluation part (the first 1000 questions).
 
     GRAPHHOP_DATA=/work/shared/data python benchmarks/rerank_k_curve.py --dataset pq-3h \\
-        --reranker runs/rr-pq --limit 60 --ks 1,5,10,20,50,100
+        --reranker runs/rr-pq --limit 60 --ks 1,5,10,20,50,100 --split dev
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import time
 from pathlib import Path
-
-from graphhop.datasets.kgqa import kb_path
-from graphhop.evaluation import dataset_index, evaluate_rankings
-from graphhop.index.dense import DenseOptions
-from graphhop.retrieve import make_retriever
-from graphhop.pipeline.ops import Rerank
-from graphhop.retrieve.rerank import CrossEncoderReranker
 
 
 def main() -> None:
-    import faiss
-    import torch
-
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--dataset", default="pq-3h")
+    ap.add_argument("--split", default="dev", help="dev or test")
     ap.add_argument("--reranker", required=True, help="cross-encoder directory (graphhop train reranker)")
-    ap.add_argument("--limit", type=int, default=60)
+    ap.add_argument("--limit", type=int, default=60, help="N questions, spread evenly (stride)")
     ap.add_argument("--ks", default="1,5,10,20,50,100")
-    ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--out", type=Path, default=Path("runs/rerank_k_curve"))
     args = ap.parse_args()
-    torch.set_num_threads(args.threads)
-    faiss.omp_set_num_threads(1)
+    from graphhop.datasets.kgqa import DATASETS, kb_path
+    from graphhop.eval.experiment import Experiment, ranking_system
+    from graphhop.eval.measures import Gold
+    from graphhop.eval.tasks import qa_examples
+    from graphhop.evaluation import dataset_index, fact_qrels
+    from graphhop.index.dense import DenseOptions
+    from graphhop.io import atomic_write_text
+    from graphhop.models.encoder import set_threads
+    from graphhop.pipeline.registry import build_pipeline
+    from graphhop.train.data import METAQA_EVAL_N
 
-    import sys
-
-    sys.path.insert(0, str(Path(__file__).parent))
-    from difar_tables import Cached, examples_for, table
-
-    exs = examples_for(args.dataset, args.limit)
+    set_threads(args.threads)
+    head = METAQA_EVAL_N if DATASETS[args.dataset].family == "metaqa" and args.split == "dev" else None
+    exs = qa_examples(args.dataset, args.split, args.limit, max_paths=200, head=head)
     index = dataset_index(kb_path(args.dataset), DenseOptions("flat"), progress=False)
-    dense = make_retriever(index, "dense")
-    t0 = time.perf_counter()
-    first = {}
-    for ex, r in zip(exs, dense.search([e.question for e in exs], 1000)):
-        first[ex.question] = r
-    first_ms = 1000 * (time.perf_counter() - t0) / len(exs)
-    rows = []
-    res = evaluate_rankings("DiFaR", exs, {ex.id: first[ex.question] for ex in exs}, index.docs)
-    rows.append({"K": 0, "fact Hits@1": res.fact["Hits@1"], "fact MRR": res.fact["MRR"], "answer Hits@1": res.answer["Hits@1"], "rerank ms/q": 0.0, "pairs/q": 0.0})
-    reranker = CrossEncoderReranker(args.reranker, index, batch_size=args.batch_size)
-    reranker.score("warm up", ["warm up"])
+    reranker = str(Path(args.reranker).resolve())
+    systems = {"K=0 (dense)": ranking_system(build_pipeline("dense", index), docs=index.docs, batch=16)}
     for k in [int(x) for x in args.ks.split(",")]:
-        reranker.seconds, reranker.pairs_scored = 0.0, 0
-        rr = Rerank(Cached(first, "dense"), reranker, depth=k)
-        out = {}
-        for i in range(0, len(exs), 16):
-            batch = exs[i : i + 16]
-            for ex, r in zip(batch, rr.search([e.question for e in batch], 1000)):
-                out[ex.id] = r
-        res = evaluate_rankings(f"rerank@{k}", exs, out, index.docs)
-        rows.append(
-            {
-                "K": k,
-                "fact Hits@1": res.fact["Hits@1"],
-                "fact MRR": res.fact["MRR"],
-                "answer Hits@1": res.answer["Hits@1"],
-                "rerank ms/q": 1000 * reranker.seconds / len(exs),
-                "pairs/q": reranker.pairs_scored / len(exs),
-            }
-        )
-        print(f"K={k}: {rows[-1]}", flush=True)
-    print(f"\n### DiFaR² K curve: {args.dataset} dev, first {len(exs)} questions; first stage {first_ms:.1f} ms/q (K=0 = no reranking)\n")
-    print(table(rows, ["K", "fact Hits@1", "fact MRR", "answer Hits@1", "rerank ms/q", "pairs/q"]))
+        systems[f"K={k}"] = ranking_system(build_pipeline("difar2", index, reranker=reranker, rerank_k=k), docs=index.docs, batch=16)
+    qrels = fact_qrels(exs, index.docs)
+    golds = [Gold(ex.id, list(ex.answers), qrels[ex.id]) for ex in exs]
+    table = Experiment(["fact Hits@1", "fact MRR", "answer Hits@1"], report=args.split, title=args.dataset).run(
+        systems, [ex.question for ex in exs], golds)
+    base = table.rows[0]["s/q"]
+    for row in table.rows:
+        row["rerank ms/q"] = round(1000 * (row["s/q"] - base), 1)
+    table.measures.append("rerank ms/q")
+    print(f"\n### DiFaR² K curve: {args.dataset} {args.split}, {len(exs)} questions (strided)\n\n{table.markdown()}")
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / f"k_curve_{args.dataset}.json").write_text(json.dumps({"args": vars(args) | {"out": str(args.out)}, "first_stage_ms_per_q": first_ms, "rows": rows}, indent=1))
+    atomic_write_text(args.out / f"k_curve_{args.dataset}.json", json.dumps(table.to_json(), indent=1))
 
 
 if __name__ == "__main__":

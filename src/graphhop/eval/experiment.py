@@ -21,7 +21,7 @@ from graphhop.core import InputError, Stage
 from graphhop.eval.measures import Gold, Measure, Prediction, get_measure
 
 __all__ = ["System", "Experiment", "Table", "stride_sample", "ranking_system", "graph_system", "ask_system",
-           "SPLITS"]
+           "read_system", "SPLITS"]
 
 #: Splits an evaluation command takes (``test`` files are placed beside the dev files).
 SPLITS = ("dev", "test")
@@ -78,7 +78,23 @@ def ask_system(stage: Any, oracle: str = "") -> System:
         out = []
         for q in questions:
             res = stage.ask(q)
-            out.append(Prediction(graph=res.graph, answer=res.answer, answers=list(res.answers)))
+            out.append(Prediction(graph=res.graph, answer=res.answer, answers=list(res.answers), cache={"qtype": res.qtype}))
+        return out
+
+    return System(predict, oracle)
+
+
+def read_system(graphs: Sequence[Any], reader: Any, oracle: str = "") -> System:
+    """A reader over given evidence graphs (one per question, e.g. the gold graphs: a reader's ceiling);
+    ``reader`` is a :class:`~graphhop.pipeline.stages.ReaderStage` (``read(question, graph)``)."""
+
+    def predict(questions: list[str]) -> list[Prediction]:
+        if len(questions) != len(graphs):
+            raise InputError(f"{len(questions)} questions for {len(graphs)} graphs")
+        out = []
+        for q, graph in zip(questions, graphs):
+            res = reader.read(q, graph)
+            out.append(Prediction(graph=graph, answer=res.answer.text, answers=list(res.answers), cache={"qtype": res.qtype}))
         return out
 
     return System(predict, oracle)

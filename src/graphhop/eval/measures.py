@@ -13,7 +13,9 @@ counts (``doc``) and what the prediction must hold (``needs``: ``ranking``, ``gr
   ``EM``, ``P``, ``R``, ``F1``. Graph: ``GM`` (same labelled nodes and edges), ``GS`` (isomorphic),
   ``GED`` (graph edit distance with labels; an upper bound when its search timed out).
 - QA: ``QA EM`` and ``QA F1`` (SQuAD-normalised top answer, best over gold answers) and
-  ``set F1`` (the predicted answer set against the gold set).
+  ``set F1`` (the predicted answer set against the gold set); ``answer in graph`` (a gold answer is
+  an entity of the evidence graph's facts: the retrieval ceiling of a reader) and ``qtype acc``
+  (the question was read as its gold operation, group ``op``, default a plain query).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from graphhop.graph import EvidenceGraph
 
 __all__ = ["Prediction", "Gold", "Measure", "register_measure", "get_measure", "measure_names", "RANKING", "GRAPH",
-           "QA", "PASSAGE_RECALL"]
+           "QA", "PASSAGE_RECALL", "ANSWER_IN_GRAPH", "QTYPE_ACC", "EVIDENCE_SIZE"]
 
 
 @dataclass
@@ -207,3 +209,24 @@ QA = tuple(register_measure(Measure(n, "answer", d, _qa(kind))).name for n, kind
     ("QA EM", "em", "1 if the top answer equals a gold answer (SQuAD-normalised)"),
     ("QA F1", "f1", "token F1 of the top answer, best over gold answers"),
     ("set F1", "set", "F1 of the predicted answer set against the gold set")))
+
+
+def _answer_in_graph(preds: Sequence[Prediction], golds: Sequence[Gold]) -> list[float]:
+    out = []
+    for p, g in zip(preds, golds):
+        graph = p.graph
+        ents = set() if graph is None else {e for n in graph.evidence_ids for f in graph.g.nodes[n].get("facts", [])
+                                            for e in (f[0], f[2])}
+        out.append(float(bool(ents & set(g.answers))))
+    return out
+
+
+ANSWER_IN_GRAPH = register_measure(Measure("answer in graph", "graph", "1 if a gold answer is an entity of the evidence graph's facts",
+                                           _answer_in_graph)).name
+QTYPE_ACC = register_measure(Measure("qtype acc", "answer", "1 if the question was read as its gold operation "
+                                     "(the gold's group 'op', default a plain query; the prediction's cache['qtype'])",
+                                     lambda preds, golds: [float(p.cache.get("qtype") == g.groups.get("op", "query"))
+                                                           for p, g in zip(preds, golds)])).name
+EVIDENCE_SIZE = register_measure(Measure("size", "graph", "how many evidence nodes the predicted graph has",
+                                         lambda preds, golds: [float(len(p.graph.evidence_ids)) if p.graph is not None else 0.0
+                                                               for p in preds])).name

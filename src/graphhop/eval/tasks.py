@@ -17,7 +17,7 @@ from graphhop.core import InputError
 from graphhop.eval.experiment import SPLITS, stride_sample
 from graphhop.eval.measures import Gold
 
-__all__ = ["check_split", "kgqa_task", "builder_golds", "text_golds", "bgr_systems", "DENSE_FREE", "ORACLE_K"]
+__all__ = ["check_split", "kgqa_task", "qa_examples", "qa_golds", "builder_qa", "TERMINAL_OPS", "builder_golds", "text_golds", "bgr_systems", "DENSE_FREE", "ORACLE_K"]
 
 #: How BGR's set baselines are labelled: they are handed the gold set size.
 ORACLE_K = "k = gold set size"
@@ -46,6 +46,58 @@ def kgqa_task(dataset: str, split: str, sample: Optional[int] = None, data: Opti
     golds = [Gold(ex.id, list(ex.answers), set(qrels.get(ex.id, ())), None, {"qtype": ex.qtype} if ex.qtype else {})
              for ex in examples]
     return index, [ex.question for ex in examples], golds
+
+
+def qa_examples(dataset: str, split: str, sample: Optional[int] = None, data: Optional[Path] = None,
+                max_paths: int = 50, head: Optional[int] = None) -> list[Any]:
+    """A KGQA split's examples, ``sample`` by stride (over the first ``head`` lines when given: e.g.
+    MetaQA dev's evaluation part, whose later lines trained models); MetaQA's gold paths (and gold
+    facts) are derived from the KB by question type (:func:`~graphhop.datasets.kgqa.metaqa_gold_paths`)."""
+    from graphhop.datasets.kgqa import DATASETS, kb_path, load_dataset, metaqa_gold_paths
+
+    examples = stride_sample(load_dataset(dataset, check_split(split), data)[:head], sample)
+    if DATASETS[dataset].family == "metaqa":
+        from graphhop.kb.loaders import iter_triples
+        from graphhop.kb.store import TripleStore
+
+        store = TripleStore.from_facts(iter_triples(kb_path(dataset, data)))
+        for ex in examples:
+            ex.gold_paths = metaqa_gold_paths(ex, store, max_paths=max_paths)
+            ex.gold_facts = sorted({t for p in ex.gold_paths for t in p})
+    return examples
+
+
+def qa_golds(examples: Sequence[Any]) -> list[Gold]:
+    """Golds of KGQA examples for answer measures (groups: question type when known)."""
+    return [Gold(ex.id, list(ex.answers), set(), None, {"qtype": ex.qtype} if ex.qtype else {}) for ex in examples]
+
+
+#: KQA Pro program terminals -> the operation that answers them (``verify``: QueryAttr + Verify*).
+TERMINAL_OPS = {"what": "query", "attr": "query", "count": "count", "select": "comparison", "relation": "relation",
+                "verify": "boolean"}
+
+
+def builder_qa(paths: Sequence[str | Path], hops: int = 3) -> tuple[list[str], list[Any], list[Any], list[Gold]]:
+    """``(questions, gold graphs, pool graphs, golds)`` of builder JSONL files, for reading each record's
+    gold graph and its whole pool (facts joined up to ``hops``). A KQA Pro record's operation (group ``op``)
+    is its program's terminal's (:data:`TERMINAL_OPS`), its group ``type`` ``<folder>:<op>``; other
+    records are plain queries, typed ``<folder>:<qtype>``."""
+    from graphhop.datasets.builder import read_records
+    from graphhop.graph import EvidenceGraph
+    from graphhop.read.graphs import build_evidence_graph
+
+    questions, gold_graphs, pool_graphs, golds = [], [], [], []
+    for path in paths:
+        for rec in read_records(path):
+            sig = rec.get("qtype", "")
+            op = TERMINAL_OPS.get(sig.split("-> ")[-1], "query") if "->" in sig else "query"
+            group = f"{Path(path).parent.name}:" + (op if "->" in sig else sig)
+            pool_facts = [(f"{e['id']}#{j}", f) for e in rec["evidence"] for j, f in enumerate(e.get("facts", []))]
+            questions.append(rec["question"])
+            gold_graphs.append(EvidenceGraph.from_json(rec["graph"]))
+            pool_graphs.append(build_evidence_graph(rec["question"], pool_facts, max_hops=hops))
+            golds.append(Gold(rec["id"], list(rec["answers"]), set(), None, {"type": group, "op": op}))
+    return questions, gold_graphs, pool_graphs, golds
 
 
 def builder_golds(examples: Sequence[Any]) -> list[Gold]:

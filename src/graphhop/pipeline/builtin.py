@@ -1,7 +1,7 @@
 """The built-in pipelines (today's methods), registered under their names.
 
 Every factory takes the index and keyword options: ``k`` (first-hop hits, 20), ``hops`` (longest
-chain, 3), ``model`` (the index's encoder), ``reader_model`` / ``span_model`` (readers; ``reader``: an
+chain, 3), ``loops`` (hop-wise walks may revisit entities, as PathQuestion's gold paths do; False), ``model`` (the index's encoder), ``reader_model`` / ``span_model`` (readers; ``reader``: an
 :class:`~graphhop.read.ops.OperationReader` to share between pipelines) and the
 method's own options. An option a pipeline does not take is an error, not silently ignored
 (``None`` values are dropped first, so a CLI can pass all of its options).
@@ -21,7 +21,7 @@ __all__ = ["COMMON_OPTIONS"]
 
 #: Options every built-in pipeline takes, with their defaults.
 COMMON_OPTIONS: dict[str, Any] = {"k": 20, "hops": 3, "model": None, "reader_model": None, "span_model": None,
-                                  "reader": None}
+                                  "reader": None, "loops": False}
 
 
 def _options(name: str, options: dict[str, Any], own: dict[str, Any]) -> dict[str, Any]:
@@ -35,7 +35,7 @@ def _options(name: str, options: dict[str, Any], own: dict[str, Any]) -> dict[st
 
 def _hop_pipeline(name: str, index: Any, retriever: Any, opts: dict[str, Any]) -> AskPipeline:
     """``retriever >> hops >> reader``: the retriever at every hop, then the fact reader."""
-    graphs = as_stage(retriever) >> S.hops(index, k=opts["k"], max_hops=opts["hops"])
+    graphs = as_stage(retriever) >> S.hops(index, k=opts["k"], max_hops=opts["hops"], loops=opts["loops"])
     return AskPipeline(name, graphs, _reader(opts))
 
 
