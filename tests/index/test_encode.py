@@ -115,3 +115,36 @@ def test_unknown_backend_or_engine_is_refused_before_writing(tmp_path):
         with pytest.raises(InputError, match=msg):
             build_index(documents_from_facts(FACTS), tmp_path / "kb", dense=DenseOptions("flat"), encoding=opts)
         assert not (tmp_path / "kb").exists()
+
+
+def test_max_length_is_fitted_to_the_documents_and_recorded(tmp_path, tiny_model):
+    from graphhop.models.backends import load_tokenizer
+    from graphhop.models.encoder import load_encoder
+
+    long_tail = "word " * 300  # one outlier among 2,000 short facts does not set the length
+    facts = [Fact(f"e{i}", "linked_to", f"e{i + 1}", str(i)) for i in range(2000)] + [Fact("x", "says", long_tail, "x")]
+    before = load_encoder(tiny_model).max_seq_length
+    index = build_index(documents_from_facts(facts), tmp_path / "kb", dense=DenseOptions("flat"), sparse=None,
+                        model=tiny_model, progress=False)
+    meta = index.manifest["dense"]
+    tok = load_tokenizer(tiny_model)
+    lengths = [len(tok(d.text)["input_ids"]) for d in index.docs.docs]
+    assert meta["max_length"] == int(np.ceil(np.quantile(lengths, 0.999))) < 20 < max(lengths)
+    fit = meta["max_length_fit"]
+    assert fit["quantile"] == 0.999 and fit["sampled"] == len(facts) and fit["longest"] == max(lengths)
+    assert load_encoder(tiny_model).max_seq_length == before  # the shared encoder (questions) is not cut
+    explicit = build_index(documents_from_facts(facts[:50]), tmp_path / "kb2", dense=DenseOptions("flat"), sparse=None,
+                           model=tiny_model, progress=False, encoding=EncodingOptions(max_length=64))
+    assert explicit.manifest["dense"]["max_length"] == 64 and "max_length_fit" not in explicit.manifest["dense"]
+
+
+def test_truncated_documents_match_truncated_encoding(tmp_path, tiny_model):
+    from graphhop.models.backends import load_backend
+
+    facts = [Fact(f"e{i}", "linked_to", " ".join(f"w{j}" for j in range(i)), str(i)) for i in range(40)]
+    index = build_index(documents_from_facts(facts), tmp_path / "kb", dense=DenseOptions("flat"), sparse=None,
+                        model=tiny_model, progress=False, encoding=EncodingOptions(max_length=12))
+    cut = load_backend("torch", tiny_model, 12).encode([index.docs.docs[-1].text], normalize_embeddings=True)
+    full = load_backend("torch", tiny_model).encode([index.docs.docs[-1].text], normalize_embeddings=True)
+    stored = index.dense.index.reconstruct(39)
+    assert float(stored @ cut[0]) == pytest.approx(1.0, abs=1e-4) and float(stored @ full[0]) < 0.999

@@ -39,7 +39,7 @@ def index_cmd(
     resume: bool = typer.Option(False, "--resume", help="Continue an interrupted build from its checkpointed vectors."),
     engine: str = typer.Option("local", "--engine", help="Encode in-process (local) or with a Ray Data actor pool (ray)."),
     ray_address: Optional[str] = typer.Option(None, "--ray-address", help="Ray cluster address, e.g. ray://head:10001 (default: a local Ray)."),
-    max_length: Optional[int] = typer.Option(None, "--max-length", help="Truncate texts to N tokens (default: the model's)."),
+    max_length: Optional[int] = typer.Option(None, "--max-length", help="Truncate documents to N tokens (default: fitted to the documents: the 99.9th percentile of their token lengths, recorded in the manifest)."),
     chunk: int = typer.Option(16384, "--chunk", help="Documents encoded (and checkpointed) per step."),
     threads: Optional[int] = typer.Option(None, "--threads", help="Threads for torch, onnxruntime and FAISS (default: $GRAPHHOP_THREADS or all cores)."),
     milvus_uri: Optional[str] = typer.Option(None, "--milvus-uri", help="Also write vectors + texts (BM25) to Milvus: a milvus-lite file (./kb.db) or a server URL (http://host:19530; token from $MILVUS_TOKEN)."),

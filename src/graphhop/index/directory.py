@@ -205,9 +205,12 @@ def _build_dense(tmp: Path, out: str | Path, n: int, dense: DenseOptions, model:
     """Encode ``tmp/docs.jsonl`` chunk by chunk (checkpointed) into ``tmp/dense.faiss``; manifest part."""
     from tqdm.auto import tqdm
 
-    from graphhop.index.encode import Checkpoint, chunked, encode_chunks, file_digest
+    from graphhop.index.encode import Checkpoint, chunked, encode_chunks, file_digest, fit_length
     from graphhop.models.encoder import canonical_model_name
 
+    step = max(1, n // 5000)
+    encoding, length_fit = fit_length(encoding, model, (dense_text(d) for i, d in enumerate(_iter_docs(tmp / "docs.jsonl"))
+                                                        if i % step == 0))
     texts = (dense_text(d) for d in _iter_docs(tmp / "docs.jsonl"))
     fingerprint = {"docs_sha256": file_digest(tmp / "docs.jsonl"), "count": n, "chunk": chunk,
                    "model": canonical_model_name(model), "backend": encoding.backend, "max_length": encoding.max_length}
@@ -238,8 +241,9 @@ def _build_dense(tmp: Path, out: str | Path, n: int, dense: DenseOptions, model:
     if sink is not None:
         sink.flush()
         meta["milvus"] = milvus.to_dict()
-    if encoding.max_length:
-        meta["max_length"] = encoding.max_length
+    meta["max_length"] = encoding.max_length
+    if length_fit is not None:
+        meta["max_length_fit"] = length_fit
     return meta, checkpoint
 
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from graphhop.core import InputError
 
-__all__ = ["EncodingOptions", "Checkpoint", "checkpoint_dir", "file_digest", "encode_chunks", "ENGINES"]
+__all__ = ["EncodingOptions", "Checkpoint", "checkpoint_dir", "file_digest", "encode_chunks", "fit_length", "ENGINES"]
 
 ENGINES = ("local", "ray")
 Encode = Callable[[list[str]], np.ndarray]
@@ -69,6 +69,22 @@ class EncodingOptions:
 
         enc = load_backend(self.backend, model, self.max_length)
         return (lambda texts: enc.encode(texts, batch_size=batch_size)), int(enc.get_embedding_dimension())
+
+
+def fit_length(encoding: EncodingOptions, model: str | None, texts: Iterable[str]) -> tuple[EncodingOptions, dict | None]:
+    """``encoding`` with a max length fitted to ``texts`` when none was given, and the fit's profile.
+
+    The fit is the 99.9th percentile of the texts' token lengths (an even-stride sample, the source
+    model's tokenizer), capped at 256; a max length given explicitly is kept and nothing is fitted.
+    """
+    from dataclasses import replace
+
+    from graphhop.models.backends import length_profile, load_tokenizer
+
+    if encoding.max_length is not None:
+        return encoding, None
+    profile = length_profile(load_tokenizer(model), list(texts))
+    return replace(encoding, max_length=int(profile["max_length"])), profile
 
 
 def checkpoint_dir(out: str | Path) -> Path:

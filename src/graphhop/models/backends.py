@@ -33,7 +33,7 @@ import numpy as np
 from graphhop.core import InputError
 from graphhop.models.encoder import canonical_model_name, get_threads, load_encoder, resolve_model, set_threads
 
-__all__ = ["BACKENDS", "load_backend", "set_threads", "get_threads", "fit_max_length", "OnnxEncoder", "StaticEncoder"]
+__all__ = ["BACKENDS", "load_backend", "set_threads", "get_threads", "fit_max_length", "length_profile", "load_tokenizer", "OnnxEncoder", "StaticEncoder", "TruncatingEncoder"]
 
 BACKENDS = ("torch", "onnx", "onnx-int8", "static")
 
@@ -67,13 +67,34 @@ def _publish(build, target: Path) -> Path:
     return target
 
 
+def length_profile(tokenizer: Any, texts: Sequence[str], quantile: float = 0.999, cap: int = 256,
+                   sample: int = 5000) -> dict[str, Any]:
+    """Token lengths of ``texts`` (an even-stride sample of at most ``sample``) and the max length they fit.
+
+    ``max_length`` is the ``quantile`` of the sampled lengths (special tokens included), at least 8
+    and at most ``cap``; the profile (p50, p99, the quantile, the longest) goes into the manifest.
+    """
+    texts = list(texts)
+    if not texts:
+        return {"max_length": cap, "quantile": quantile, "sampled": 0}
+    step = max(1, -(-len(texts) // sample))
+    lengths = np.array([len(ids) for ids in tokenizer(texts[::step], add_special_tokens=True)["input_ids"]])
+    q = float(np.quantile(lengths, quantile))
+    return {"max_length": int(min(cap, max(8, np.ceil(q)))), "quantile": quantile, "sampled": int(len(lengths)),
+            "p50": float(np.median(lengths)), "p99": float(np.quantile(lengths, 0.99)), f"p{quantile * 100:g}": q,
+            "longest": int(lengths.max()), "cap": cap}
+
+
 def fit_max_length(tokenizer: Any, texts: Sequence[str], quantile: float = 0.999, cap: int = 256) -> int:
     """A max token length that covers ``quantile`` of ``texts`` (a stride sample), at most ``cap``."""
-    if not texts:
-        return cap
-    step = max(1, len(texts) // 2000)
-    lengths = [len(ids) for ids in tokenizer(list(texts[::step]), add_special_tokens=True)["input_ids"]]
-    return int(min(cap, max(8, np.quantile(lengths, quantile))))
+    return int(length_profile(tokenizer, texts, quantile, cap)["max_length"])
+
+
+def load_tokenizer(model: str | None = None) -> Any:
+    """The tokenizer of ``model`` (the bundled MiniLM when None) without loading its weights."""
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(resolve_model(model))
 
 
 def _export_onnx(model: str | None, out: Path) -> None:
@@ -164,11 +185,12 @@ class OnnxEncoder:
 class StaticEncoder:
     """A model2vec static-embedding model (vectors normalized here)."""
 
-    def __init__(self, path: Path, name: str) -> None:
+    def __init__(self, path: Path, name: str, max_length: int | None = None) -> None:
         from model2vec import StaticModel
 
         self.model = StaticModel.from_pretrained(str(path))
         self.name = name
+        self.max_length = max_length or 512
         self._dim = int(self.model.dim)
 
     def get_embedding_dimension(self) -> int:
@@ -182,10 +204,38 @@ class StaticEncoder:
         texts = [texts] if single else list(texts)
         if not texts:
             return np.zeros((0, self._dim), dtype=np.float32)
-        v = np.asarray(self.model.encode(texts, batch_size=max(batch_size, 1024), show_progress_bar=False), dtype=np.float32)
+        v = np.asarray(self.model.encode(texts, batch_size=max(batch_size, 1024), show_progress_bar=False,
+                                        max_length=self.max_length), dtype=np.float32)
         norms = np.linalg.norm(v, axis=1, keepdims=True)
         v /= np.where(norms == 0, 1.0, norms)
         return v[0] if single else v
+
+
+class TruncatingEncoder:
+    """A shared sentence-transformers encoder run with its own ``max_seq_length`` for each call.
+
+    The encoder object is cached per process and also encodes questions, so its own limit is set
+    only for the duration of one ``encode`` and restored after.
+    """
+
+    def __init__(self, encoder: Any, max_length: int) -> None:
+        self.encoder = encoder
+        self.max_length = max_length
+
+    def get_embedding_dimension(self) -> int:
+        dim = getattr(self.encoder, "get_embedding_dimension", None) or self.encoder.get_sentence_embedding_dimension
+        return int(dim())
+
+    get_sentence_embedding_dimension = get_embedding_dimension
+
+    def encode(self, texts: Any, **kwargs: Any) -> Any:
+        """``SentenceTransformer.encode`` with texts cut at ``max_length`` tokens."""
+        before = self.encoder.max_seq_length
+        self.encoder.max_seq_length = self.max_length
+        try:
+            return self.encoder.encode(texts, **kwargs)
+        finally:
+            self.encoder.max_seq_length = before
 
 
 def _distill_static(model: str | None, out: Path, pca_dims: int) -> None:
@@ -220,11 +270,9 @@ def load_backend(backend: str = "torch", model: str | None = None, max_length: i
         raise InputError(f"unknown encoder backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     if backend == "torch":
         encoder = load_encoder(model)
-        if max_length:
-            encoder.max_seq_length = max_length
-        return encoder
+        return TruncatingEncoder(encoder, max_length) if max_length else encoder
     path = backend_path(backend, model)
     name = canonical_model_name(model)
     if backend == "static":
-        return StaticEncoder(path, name)
+        return StaticEncoder(path, name, max_length)
     return OnnxEncoder(path, name, max_length or 256)

@@ -48,7 +48,8 @@ class DenseRetriever(Stage):
         else:  # questions are encoded by the backend that encoded the documents (same vector space)
             from graphhop.models.backends import load_backend
 
-            self.encoder = load_backend(backend, name, meta.get("max_length"))
+            # a length fitted to the documents is not imposed on questions; one the user set is
+            self.encoder = load_backend(backend, name, None if meta.get("max_length_fit") else meta.get("max_length"))
         dim = index.dense.dim
         enc_dim = self.encoder.get_embedding_dimension() if hasattr(self.encoder, "get_embedding_dimension") else self.encoder.get_sentence_embedding_dimension()
         if enc_dim != dim:
