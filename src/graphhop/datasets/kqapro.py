@@ -307,87 +307,105 @@ def _claim(store: TripleStore, rng: random.Random, relation: str, values: list[s
     return others[rng.randrange(len(others))] if others else None
 
 
+_Grounded = tuple[str, list[str], list[list[Triple]]]  # question, answers, gold paths
+
+
+def _relation_terminal(store: TripleStore, runs: list[list], nps: list[str]) -> _Grounded | None:
+    """``How is A related to B?``: the relations linking the single entities of two chains."""
+    a, b = runs[0], runs[1]
+    if len(a) != 1 or len(b) != 1:
+        return None
+    links = [f for f in store.out_edges(a[0][0]) if f.tail == b[0][0]]
+    if not links:
+        return None
+    answers = sorted({clean_relation(f.relation) for f in links})
+    return f"How is {nps[0]} related to {nps[1]}?", answers, [a[0][1] + [f.triple] for f in links]
+
+
+def _select_terminal(store: TripleStore, rng: random.Random, runs: list[list], nps: list[str]) -> _Grounded | None:
+    """``Which has the greater/smaller R, A or B?`` over a numeric attribute both entities hold."""
+    attr_facts = []
+    for run in runs:
+        if len(run) != 1:
+            return None
+        attr_facts.append(store.out_edges(run[0][0]))
+    common = sorted({f.relation for f in attr_facts[0]} & {f.relation for f in attr_facts[1]})
+    values = []
+    for rel in common:
+        v = [next(f for f in facts if f.relation == rel) for facts in attr_facts]
+        try:
+            values.append((rel, v, float(v[0].tail), float(v[1].tail)))
+        except ValueError:
+            continue
+    values = [x for x in values if x[2] != x[3]]
+    if not values:
+        return None
+    rel, facts, x0, x1 = values[rng.randrange(len(values))]
+    more = rng.random() < 0.5
+    winner = 0 if (x0 > x1) == more else 1
+    question = f"Which has the {'greater' if more else 'smaller'} {clean_relation(rel)}, {nps[0]} or {nps[1]}?"
+    return question, [runs[winner][0][0]], [runs[0][0][1] + [facts[0].triple], runs[1][0][1] + [facts[1].triple]]
+
+
+def _attribute_terminal(template: ProgramTemplate, store: TripleStore, rng: random.Random, chains: list[_Chain],
+                        kept: list[tuple[str, list[Triple]]], final: set[str], nps: list[str],
+                        truth: bool | None) -> _Grounded | None:
+    """``What is the R of X?`` (``attr``), or ``Is the R of X v?`` (``verify``, one entity; a true or
+    false claim) for an attribute the chains did not use."""
+    if template.terminal == "verify" and len(final) != 1:
+        return None  # a claim about one entity
+    used_rel = {rel for c in chains for _, rel, _ in c.ops}
+    facts = [f for f in store.out_edges(sorted(final)[0]) if f.relation not in used_rel]
+    if not facts:
+        return None
+    rel = facts[rng.randrange(len(facts))].relation
+    paths = [p + [f.triple] for e, p in kept for f in store.out_edges(e, rel)]
+    answers = sorted({t for *_, t in (p[-1] for p in paths)})
+    subject = nps[0] if len(nps) == 1 else f"the entity that is {nps[0]} {template.join} {nps[1]}"
+    if template.terminal != "verify":
+        return f"What is the {clean_relation(rel)} of {subject}?", answers, paths
+    claim = _claim(store, rng, rel, answers, rng.random() < 0.5 if truth is None else truth)
+    if claim is None:
+        return None
+    return f"Is the {clean_relation(rel)} of {subject} {clean_entity(claim)}?", ["yes" if claim in answers else "no"], paths
+
+
+def _set_terminal(template: ProgramTemplate, store: TripleStore, rng: random.Random, chains: list[_Chain],
+                  runs: list[list], nps: list[str], truth: bool | None) -> _Grounded | None:
+    """The chains' end entities (joined by ``and``/``or``), then an attribute, a claim, a count or the set."""
+    ends = [{e for e, _ in r} for r in runs]
+    if template.join == "and":
+        final = ends[0] & ends[1]
+    elif template.join == "or":
+        final = ends[0] | ends[1]
+    else:
+        final = ends[0]
+    if not final:
+        return None
+    kept = [(e, p) for r in runs for e, p in r if e in final]
+    if template.terminal in ("attr", "verify"):
+        return _attribute_terminal(template, store, rng, chains, kept, final, nps, truth)
+    paths = [p for _, p in kept]
+    subject = nps[0] if len(nps) == 1 else f"{nps[0]} {template.join} {nps[1]}"
+    if template.terminal == "count":
+        return f"How many entities are {subject}?", [str(len(final))], paths
+    return f"What is {subject}?", sorted(final), paths
+
+
 def _finish(template: ProgramTemplate, store: TripleStore, rng: random.Random, chains: list[_Chain],
             max_answers: int, max_paths: int, truth: bool | None = None) -> QAExample | None:
     runs = [_execute(store, c) for c in chains]
     nps = [_np(c) for c in chains]
     topics = [c.start or c.ops[0][2] for c in chains]
-    paths: list[list[Triple]] = []
     if template.terminal == "relation":
-        a, b = runs[0], runs[1]
-        if len(a) != 1 or len(b) != 1:
-            return None
-        links = [f for f in store.out_edges(a[0][0]) if f.tail == b[0][0]]
-        if not links:
-            return None
-        answers = sorted({clean_relation(f.relation) for f in links})
-        paths = [a[0][1] + [f.triple] for f in links]
-        question = f"How is {nps[0]} related to {nps[1]}?"
+        grounded = _relation_terminal(store, runs, nps)
     elif template.terminal == "select":
-        attr_facts = []
-        for run in runs:
-            if len(run) != 1:
-                return None
-            attr_facts.append(store.out_edges(run[0][0]))
-        common = sorted({f.relation for f in attr_facts[0]} & {f.relation for f in attr_facts[1]})
-        values = []
-        for rel in common:
-            v = [next(f for f in facts if f.relation == rel) for facts in attr_facts]
-            try:
-                values.append((rel, v, float(v[0].tail), float(v[1].tail)))
-            except ValueError:
-                continue
-        values = [x for x in values if x[2] != x[3]]
-        if not values:
-            return None
-        rel, facts, x0, x1 = values[rng.randrange(len(values))]
-        more = rng.random() < 0.5
-        winner = 0 if (x0 > x1) == more else 1
-        answers = [runs[winner][0][0]]
-        paths = [runs[0][0][1] + [facts[0].triple], runs[1][0][1] + [facts[1].triple]]
-        question = f"Which has the {'greater' if more else 'smaller'} {clean_relation(rel)}, {nps[0]} or {nps[1]}?"
+        grounded = _select_terminal(store, rng, runs, nps)
     else:
-        ends = [{e for e, _ in r} for r in runs]
-        if template.join == "and":
-            final = ends[0] & ends[1]
-        elif template.join == "or":
-            final = ends[0] | ends[1]
-        else:
-            final = ends[0]
-        if not final:
-            return None
-        runs_kept = [(e, p) for r in runs for e, p in r if e in final]
-        if template.terminal in ("attr", "verify"):
-            if template.terminal == "verify" and len(final) != 1:
-                return None  # a claim about one entity
-            used_rel = {rel for c in chains for _, rel, _ in c.ops}
-            facts = [f for f in store.out_edges(sorted(final)[0]) if f.relation not in used_rel]
-            if not facts:
-                return None
-            rel = facts[rng.randrange(len(facts))].relation
-            paths = [p + [f.triple] for e, p in runs_kept for f in store.out_edges(e, rel)]
-            answers = sorted({t for *_, t in (p[-1] for p in paths)})
-            subject = nps[0] if len(nps) == 1 else f"the entity that is {nps[0]} {template.join} {nps[1]}"
-            question = f"What is the {clean_relation(rel)} of {subject}?"
-            if template.terminal == "verify":
-                claim = _claim(store, rng, rel, answers, rng.random() < 0.5 if truth is None else truth)
-                if claim is None:
-                    return None
-                answers = ["yes" if claim in answers else "no"]
-                question = f"Is the {clean_relation(rel)} of {subject} {clean_entity(claim)}?"
-        else:
-            paths = [p for _, p in runs_kept]
-            sel = sorted(final)
-            if len(nps) == 1:
-                subject = nps[0]
-            else:
-                subject = f"{nps[0]} {template.join} {nps[1]}"
-            if template.terminal == "count":
-                answers = [str(len(sel))]
-                question = f"How many entities are {subject}?"
-            else:
-                answers = sel
-                question = f"What is {subject}?"
+        grounded = _set_terminal(template, store, rng, chains, runs, nps, truth)
+    if grounded is None:
+        return None
+    question, answers, paths = grounded
     paths = [p for p in paths if p]
     uniq = list(dict.fromkeys(tuple(p) for p in paths))
     if not uniq or len(uniq) > max_paths or not answers or len(answers) > max_answers:
