@@ -24,6 +24,7 @@ from graphhop.retrieve.graphhop import (
     pair_features,
     token_set,
     merge_graphs,
+    merged_graph,
     retrievable_graph,
     retrieve_direction,
     save_model,
@@ -190,8 +191,11 @@ B = DirectionResult([(ROOT, "a"), ("a", "b"), ("a", "c"), (ROOT, "y")], {"a": 0.
 
 
 def test_merge_intersect_keeps_common_edges_on_root_paths():
-    edges, scores = merge_graphs(F, B, "intersect")
-    assert set(edges) == {(ROOT, "a"), ("a", "b")}
+    pool = CandidatePool(list("abcxy"), list("abcxy"), np.zeros((5, 8), dtype=np.float32))
+    g = merged_graph("q", pool, F, B, "intersect")
+    assert set(g.edges) == {(ROOT, "a"), ("a", "b")}
+    assert g.g.nodes["a"]["score"] == pytest.approx(0.9) and g.g.nodes["b"]["score"] == pytest.approx(0.7)
+    _, scores = merge_graphs(F, B, "nodes")  # the node-level rules score every node found
     assert scores["x"] == pytest.approx(0.3) and scores["c"] == pytest.approx(0.8)
 
 
@@ -206,18 +210,16 @@ def test_merge_nodes_union_backward():
     assert set(edges) == set(B.edges)
     with pytest.raises(InputError):
         merge_graphs(F, B, "bogus")
+    with pytest.raises(InputError, match="merged_graph"):  # intersect is the graph intersection
+        merge_graphs(F, B, "intersect")
 
 
 def test_merge_intersect_drops_nodes_off_root_paths():
     f = DirectionResult([(ROOT, "a"), ("a", "b"), ("b", "c")], {})
     b = DirectionResult([(ROOT, "z"), ("b", "c")], {})
-    edges, _ = merge_graphs(f, b, "intersect")
-    assert edges == [("b", "c")]
     pool = CandidatePool(["a", "b", "c", "z"], list("abcz"), np.zeros((4, 8), dtype=np.float32))
-    from graphhop.retrieve.graphhop import _graph_from_edges
-
-    g = _graph_from_edges("q", edges, pool)
-    assert len(g) == 0  # b -> c hangs from no root path: both dropped
+    g = merged_graph("q", pool, f, b, "intersect")
+    assert len(g) == 0 and not g.edges  # the shared b -> c hangs from no root path: both dropped
 
 
 def test_retrievable_graph_contracts_generated_nodes():

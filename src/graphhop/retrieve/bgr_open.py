@@ -5,7 +5,7 @@ question at every step. Here every step asks the index for its own candidates â€
 :meth:`graphhop.retrieve.texthop.HopSearch.candidates`: dense + BM25 with ``question [SEP] path`` as the
 query, plus the entity links of the path's last passage â€” and BGR's matcher and path-code update
 choose among them, exactly as over a pool (same pair features, thresholds, caps, question token).
-Forward and backward run this way and are merged by :func:`~graphhop.retrieve.graphhop.merge_graphs`.
+Forward and backward run this way and are merged by :func:`~graphhop.retrieve.graphhop.merged_graph`.
 
 Backward's first step matches the answer-bearing passages among the question's candidates; each
 later step asks the index for the passages that lead to the path's last one (same query form).
@@ -28,7 +28,7 @@ from graphhop.retrieve.graphhop import (
     DirectionResult,
     _graph_from_edges,
     _would_cycle,
-    merge_graphs,
+    merged_graph,
     pair_features,
     token_set,
 )
@@ -166,12 +166,11 @@ class OpenBGR:
         seen = _Seen(self.search)
         if self.mode in ("forward", "backward"):
             res = self.run(query, self.mode, seen, qv)
-            edges, scores = res.edges, res.scores
+            graph = _graph_from_edges(question, res.edges, seen.pool(), res.scores)
         else:
             f = self.run(query, "forward", seen, qv)
             b = self.run(query, "backward", seen, qv)
-            edges, scores = merge_graphs(f, b, self.merge, self.cfg.union_threshold)
-        graph = _graph_from_edges(question, edges, seen.pool(), scores)
+            graph = merged_graph(question, seen.pool(), f, b, self.merge, self.cfg.union_threshold)
         graph.text_evidence = True
         self.last_candidates = list(seen.texts)
         return graph

@@ -25,10 +25,11 @@ Directions:
   question token adds the edge ``question -> node``. A path that stops (or hits ``max_depth``)
   without matching anything is attached to the question, so every retrieved node lies on a root path.
 
-Merge rules (:func:`merge_graphs`): ``intersect`` (the paper: keep the edges found in both
-directions, then drop every node and edge that is not on a root path), ``nodes`` (keep the nodes
-found by both, with the union of their edges; a kept node left without a parent hangs from the
-question), ``union`` (both graphs' edges among the nodes found by both directions or found by one
+Merge rules (:func:`merged_graph`): ``intersect`` (the paper: keep the edges found in both
+directions, then drop every node and edge that is not on a root path — the composition
+``forward & backward`` of the two directions' graphs, by :func:`graphhop.pipeline.ops.intersect_graphs`),
+``nodes`` (keep the nodes found by both, with the union of their edges; a kept node left without a
+parent hangs from the question), ``union`` (both graphs' edges among the nodes found by both directions or found by one
 with a match probability >= ``union_threshold``), ``backward`` (the released code: backward edges only)
 and ``forward``.
 
@@ -74,6 +75,7 @@ __all__ = [
     "DirectionResult",
     "retrieve_direction",
     "merge_graphs",
+    "merged_graph",
     "MERGE_RULES",
     "BGRRetriever",
     "save_model",
@@ -131,6 +133,42 @@ def _would_cycle(g: nx.DiGraph, u: str, v: str) -> bool:
     return u == v or (v in g and u in g and nx.has_path(g, v, u))
 
 
+def _add_edge(g: nx.DiGraph, u: str, v: str, max_edges: int) -> bool:
+    """Add ``u -> v`` unless the graph is full, has it, or it would close a cycle."""
+    if g.number_of_edges() >= max_edges or g.has_edge(u, v) or _would_cycle(g, u, v):
+        return False
+    g.add_edge(u, v)
+    return True
+
+
+class _PairFeatures:
+    """The matcher's pair features of a path over ``pool`` (``None`` for models without them)."""
+
+    def __init__(self, model: DirectionModel, question_vec: np.ndarray, pool: CandidatePool, question_text: str,
+                 encode: Callable[[list[str]], np.ndarray] | None) -> None:
+        n_pair = getattr(getattr(model, "matcher", None), "n_pair", 0)
+        self.use, self.use_path_text = n_pair > 0, n_pair > N_PAIR
+        if self.use_path_text and encode is None:
+            raise GraphhopError("this BGR model uses the path-text feature: retrieval needs an encoder")
+        self.pool, self.question_text, self.encode = pool, question_text, encode
+        self.q_tokens = token_set(question_text) if self.use else frozenset()
+        self.qv = np.asarray(question_vec, dtype=np.float32).reshape(-1)
+
+    def __call__(self, path: tuple[int, ...]) -> torch.Tensor | None:
+        if not self.use:
+            return None
+        pool, toks = self.pool, self.pool.tokens
+        last = path[-1] if path else None
+        path_vec = None
+        if self.use_path_text:
+            path_vec = self.encode([path_text(self.question_text, [pool.texts[i] for i in path])])[0] if path else self.qv
+        feats = pair_features(self.qv, self.q_tokens, pool.vectors, toks,
+                              pool.vectors[last] if last is not None else None,
+                              toks[last] if last is not None else frozenset(),
+                              frozenset().union(*(toks[i] for i in path)) if path else frozenset(), path_vec)
+        return torch.from_numpy(feats).unsqueeze(0)
+
+
 @torch.no_grad()
 def retrieve_direction(
     model: DirectionModel,
@@ -162,45 +200,18 @@ def retrieve_direction(
     steps = 0
     # stack of (pool index of the path's last node or -1 for the question, path indices, code)
     stack: list[tuple[int, tuple[int, ...], torch.Tensor]] = [(-1, (), q)]
-
-    def add(u: str, v: str) -> bool:
-        if g.number_of_edges() >= max_edges or g.has_edge(u, v) or _would_cycle(g, u, v):
-            return False
-        g.add_edge(u, v)
-        return True
-
-    model_cfg_scalar = bool(getattr(model, "scalar_after_first", False))
-    use_pair = getattr(getattr(model, "matcher", None), "n_pair", 0) > 0
-    use_path_text = getattr(getattr(model, "matcher", None), "n_pair", 0) > N_PAIR
-    if use_path_text and encode is None:
-        raise GraphhopError("this BGR model uses the path-text feature: retrieval needs an encoder")
-    q_tokens = token_set(question_text) if use_pair else frozenset()
-    qv_np = np.asarray(question_vec, dtype=np.float32).reshape(-1)
-
-    def pair_for(path: tuple[int, ...]) -> torch.Tensor | None:
-        if not use_pair:
-            return None
-        last = path[-1] if path else None
-        toks = pool.tokens
-        feats = pair_features(qv_np, q_tokens, pool.vectors, toks,
-                              pool.vectors[last] if last is not None else None,
-                              toks[last] if last is not None else frozenset(),
-                              frozenset().union(*(toks[i] for i in path)) if path else frozenset(),
-                              (encode([path_text(question_text, [pool.texts[i] for i in path])])[0] if path else qv_np)
-                              if use_path_text else None)
-        return torch.from_numpy(feats).unsqueeze(0)
-
+    scalar_after_first = bool(getattr(model, "scalar_after_first", False))
+    pair_for = _PairFeatures(model, question_vec, pool, question_text, encode)
     while stack:
         node, path, code = stack.pop()
         steps += 1
         if len(path) >= max_depth or g.number_of_edges() >= max_edges:
             if backward and path and not g.in_degree(pool.ids[node]):
-                add(ROOT, pool.ids[node])
+                _add_edge(g, ROOT, pool.ids[node], max_edges)
             continue
         with_tok = backward and node >= 0
-        scalar = [torch.tensor([bool(path)])] if model_cfg_scalar else []  # steps >= 2: pair features alone
-        logits = model.logits(code, q, cands, with_tok, pair_for(path), *scalar)[0]
-        probs = torch.sigmoid(logits).numpy()
+        scalar = [torch.tensor([bool(path)])] if scalar_after_first else []  # steps >= 2: pair features alone
+        probs = torch.sigmoid(model.logits(code, q, cands, with_tok, pair_for(path), *scalar)[0]).numpy()
         cand_probs = probs[:n].copy()
         if path:
             cand_probs[list(path)] = -1.0
@@ -208,30 +219,23 @@ def retrieve_direction(
         chosen = [int(i) for i in order[:max_branch] if cand_probs[i] >= threshold]
         if node < 0 and not chosen and n:
             chosen = [int(order[0])]
-        tok_match = with_tok and probs[n] >= threshold
-        if backward and node >= 0:
-            u = pool.ids[node]
-            if tok_match or not chosen:
-                add(ROOT, u)
+        if with_tok and (probs[n] >= threshold or not chosen):  # the question token, or nothing: attach
+            _add_edge(g, ROOT, pool.ids[node], max_edges)
         for i in reversed(chosen):  # reversed: the best candidate is explored first (LIFO)
             v = pool.ids[i]
             scores[v] = max(scores.get(v, 0.0), float(cand_probs[i]))
-            if node < 0:
-                edge = (ROOT, v) if not backward else None
-            else:
-                edge = (pool.ids[node], v) if not backward else (v, pool.ids[node])
-            if edge is not None and not add(*edge):
-                continue
-            if edge is None:
+            if node < 0 and backward:
                 g.add_node(v)  # a backward leaf: its edges come from its parents
-            new_code = model.update(code, cands[:, i])
-            stack.append((i, path + (i,), new_code))
+            else:
+                u = ROOT if node < 0 else pool.ids[node]
+                if not _add_edge(g, *((v, u) if backward else (u, v)), max_edges):
+                    continue
+            stack.append((i, path + (i,), model.update(code, cands[:, i])))
     if backward:  # leaves never given a parent (edge cap) hang from the question
         for v in list(g.nodes):
             if v != ROOT and g.in_degree(v) == 0:
-                add(ROOT, v)
-    edges = [(u, v) for u, v in g.edges]
-    return DirectionResult(edges, scores, steps)
+                _add_edge(g, ROOT, v, max_edges)
+    return DirectionResult([(u, v) for u, v in g.edges], scores, steps)
 
 
 def _graph_from_edges(question: str, edges: Iterable[tuple[str, str]], pool: CandidatePool,
@@ -262,15 +266,17 @@ def _graph_from_edges(question: str, edges: Iterable[tuple[str, str]], pool: Can
 def merge_graphs(
     forward: DirectionResult,
     backward: DirectionResult,
-    rule: str = "intersect",
+    rule: str = "nodes",
     union_threshold: float = 0.8,
 ) -> tuple[list[tuple[str, str]], dict[str, float]]:
-    """Merge the two directions' edges by ``rule`` (see the module docstring); returns edges and scores.
+    """Merge the two directions' edges by a rule other than ``intersect`` (that one is the graph
+    intersection, :func:`merged_graph`); returns edges and scores (see the module docstring).
 
     Scores are the mean of the two directions' match probabilities (0 for a missing direction).
     """
-    if rule not in MERGE_RULES:
-        raise InputError(f"merge rule must be one of {', '.join(MERGE_RULES)}, got {rule!r}")
+    if rule not in MERGE_RULES or rule == "intersect":
+        rules = ", ".join(r for r in MERGE_RULES if r != "intersect")
+        raise InputError(f"merge rule must be one of {rules} (intersect: merged_graph), got {rule!r}")
     nodes = set(forward.scores) | set(backward.scores)
     scores = {n: (forward.scores.get(n, 0.0) + backward.scores.get(n, 0.0)) / 2 for n in nodes}
     fe, be = set(forward.edges), set(backward.edges)
@@ -278,17 +284,12 @@ def merge_graphs(
         return sorted(fe), scores
     if rule == "backward":
         return sorted(be), scores
-    if rule == "intersect":
-        return sorted(fe & be), scores
-    if rule == "nodes":
-        f_nodes = {v for e in fe for v in e} - {ROOT}
-        b_nodes = {v for e in be for v in e} - {ROOT}
-        keep = f_nodes & b_nodes
-    else:  # union: a node found by both directions, or by one with a match probability >= union_threshold
+    f_nodes = {v for e in fe for v in e} - {ROOT}
+    b_nodes = {v for e in be for v in e} - {ROOT}
+    keep = f_nodes & b_nodes
+    if rule == "union":  # also a node found by one direction with a match probability >= union_threshold
         best = {n: max(forward.scores.get(n, 0.0), backward.scores.get(n, 0.0)) for n in nodes}
-        f_nodes = {v for e in fe for v in e} - {ROOT}
-        b_nodes = {v for e in be for v in e} - {ROOT}
-        keep = (f_nodes & b_nodes) | {n for n in f_nodes | b_nodes if best.get(n, 0.0) >= union_threshold}
+        keep |= {n for n in f_nodes | b_nodes if best.get(n, 0.0) >= union_threshold}
     # forward edges first, then backward ones that do not close a cycle
     g = nx.DiGraph()
     for u, v in sorted(fe) + sorted(be - fe):
@@ -298,6 +299,23 @@ def merge_graphs(
         if n not in g or g.in_degree(n) == 0:
             g.add_edge(ROOT, n)
     return list(g.edges), scores
+
+
+def merged_graph(question: str, pool: CandidatePool, forward: DirectionResult, backward: DirectionResult,
+                 rule: str = "intersect", union_threshold: float = 0.8) -> EvidenceGraph:
+    """The evidence graph of both directions merged by ``rule``.
+
+    ``intersect`` (the paper's rule) is the composition ``forward & backward``: each direction's graph,
+    intersected by :func:`graphhop.pipeline.ops.intersect_graphs` (what ``&`` does to graphs). The
+    other rules are node-level and single-direction merges (:func:`merge_graphs`).
+    """
+    if rule == "intersect":
+        from graphhop.pipeline.ops import intersect_graphs
+
+        return intersect_graphs(_graph_from_edges(question, forward.edges, pool, forward.scores),
+                                _graph_from_edges(question, backward.edges, pool, backward.scores))
+    edges, scores = merge_graphs(forward, backward, rule, union_threshold)
+    return _graph_from_edges(question, edges, pool, scores)
 
 
 # ---------------------------------------------------------------------- the retriever
@@ -338,8 +356,7 @@ class BGRRetriever:
             raise InputError(f"mode must be forward, backward or bidirectional, got {mode!r}")
         f = self.run_direction(question_vec, pool, "forward")
         b = self.run_direction(question_vec, pool, "backward")
-        edges, scores = merge_graphs(f, b, merge or self.cfg.merge, self.cfg.union_threshold)
-        return _graph_from_edges(question, edges, pool, scores)
+        return merged_graph(question, pool, f, b, merge or self.cfg.merge, self.cfg.union_threshold)
 
 
 # ---------------------------------------------------------------------- persistence

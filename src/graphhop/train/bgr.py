@@ -31,7 +31,7 @@ from graphhop.core import InputError
 from graphhop.graph import ROOT, EvidenceGraph
 from graphhop.metrics.graph import set_scores
 from graphhop.retrieve.graphhop import (
-    MERGE_RULES, N_PAIR, BGRConfig, BGRModel, merge_graphs, retrieve_direction, save_model, _graph_from_edges, pair_features, path_text,
+    MERGE_RULES, N_PAIR, BGRConfig, BGRModel, merged_graph, retrieve_direction, save_model, _graph_from_edges, pair_features, path_text,
 )
 from graphhop.train.bgr_data import BGRExample
 
@@ -361,8 +361,7 @@ def select_inference(model: BGRModel, dev: Sequence[BGRExample],
     for rule, uthr in candidates:
         f1s, gms = [], []
         for f, b, ex in zip(results["forward"], results["backward"], dev):
-            edges, scores = merge_graphs(f, b, rule, uthr)
-            g = _graph_from_edges(ex.question, edges, ex.pool)
+            g = merged_graph(ex.question, ex.pool, f, b, rule, uthr)
             f1s.append(set_scores(g.evidence_ids, ex.gold.evidence_ids).f1)
             gms.append(graph_match(g, ex.gold))
         f1, gm = float(np.mean(f1s)), float(np.mean(gms))
