@@ -12,17 +12,17 @@ whole document collection, restricted to the pool; ties broken by pool order). D
 pool are the index retrievers over the pool as an in-memory index
 (:func:`graphhop.eval.bgr.pool_retriever`).
 
-GoldEn over a pool (:class:`PoolSearch`, :func:`golden_chain`): GoldEn's hop loop with a query
-generator (a trained span selector) and BM25 over the pool; hop ``h`` takes its best unused hit, and
-the next context is the question plus the hop's top ``per_hop`` hits (as GoldEn builds it).
-Builder sentences have no titles, so GoldEn's title-match rerank has nothing to act on here.
+GoldEn over a pool (:class:`PoolSearch`, :func:`golden_chain`): the pool is a tiny in-memory index
+(:class:`~graphhop.index.memory.MemoryIndex`) searched by BM25 with the collection's statistics, and
+the hop loop is :class:`~graphhop.retrieve.golden.GoldEnRetriever`'s, the one that runs over a whole
+index; hop ``h`` contributes its best unused hit. Builder sentences have no titles, so GoldEn's
+title-match rerank has nothing to act on here.
 """
 
 from __future__ import annotations
 
 import random
 import re
-from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from graphhop.core import Hit, Ranking, Stage
@@ -71,15 +71,16 @@ class PoolSearch(Stage):
     """GoldEn's search over one question's pool: :class:`PoolBM25` restricted to the pool's passages.
 
     It has what GoldEn's oracle and hop loop use of :class:`~graphhop.retrieve.golden.GoldEnSearch`:
-    ``search(queries, k)``, ``candidates`` and ``index.docs`` (id -> document, with ``in``)."""
+    ``search(queries, k)``, ``candidates`` and ``index`` (the pool as a
+    :class:`~graphhop.index.memory.MemoryIndex`: its documents by id)."""
 
     def __init__(self, bm25: PoolBM25, ids: Sequence[str], texts: Sequence[str], candidates: int = 50) -> None:
-        from graphhop.index.directory import Document
+        from graphhop.index.memory import MemoryIndex
 
         self.ids, self.texts = list(ids), list(texts)
         self.candidates = candidates
         self.bm25 = bm25
-        self.index = SimpleNamespace(docs={i: Document(i, t) for i, t in zip(self.ids, texts)}, path="<candidate pool>")
+        self.index = MemoryIndex.from_texts(self.ids, self.texts, sparse=None, dense=False)
 
     def search(self, queries: Sequence[str], k: int = 10) -> list[Ranking]:
         """Pool ranking per query, best first (ties: pool order); zero-score passages are not hits."""
@@ -93,22 +94,20 @@ class PoolSearch(Stage):
 
 def golden_chain(question: str, search: Any, generator: "QueryGenerator", hops: int, per_hop: int = 5,
                  max_words: int = 50) -> list[str]:
-    """GoldEn's hop loop for ``hops`` hops over ``search`` (a :class:`PoolSearch`, or a
-    :class:`~graphhop.retrieve.golden.GoldEnSearch` over a whole index): each hop's query comes from
-    ``generator`` (question + the previous hop's top ``per_hop`` hits as context) and contributes its
-    best hit not yet taken; returns the ids in hop order (fewer when a query retrieves nothing new)."""
-    from graphhop.retrieve.golden import HopInput, build_context
+    """GoldEn's hop loop (:meth:`~graphhop.retrieve.golden.GoldEnRetriever.retrieve`, ``hops`` fixed
+    hops) over ``search`` (a :class:`PoolSearch`, or a :class:`~graphhop.retrieve.golden.GoldEnSearch`
+    over a whole index), as a chain: each hop contributes its best hit not yet taken; returns the ids
+    in hop order (fewer when a query retrieves nothing new)."""
+    from graphhop.retrieve.golden import GoldEnRetriever
 
-    docs = search.index.docs
-    context = question.strip()
+    if hops < 1:
+        return []
+    loop = GoldEnRetriever(search, generator, max_hops=hops, per_hop=per_hop, max_words=max_words)
     chain: list[str] = []
-    for hop in range(1, hops + 1):
-        query = generator.generate([HopInput(question, context, hop)])[0].query
-        ranking = search.search([query], hops + per_hop)[0]
-        new = next((h.id for h in ranking if h.id not in chain), None)
+    for record in loop.retrieve([question], hops + per_hop)[0].hops:
+        new = next((h.id for h in record.hits if h.id not in chain), None)
         if new is not None:
             chain.append(new)
-        context = build_context(question, (docs[h.id] for h in ranking[:per_hop]), max_words)
     return chain
 
 
