@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 from pathlib import Path
 from typing import Optional
@@ -80,16 +81,40 @@ _OPT_OUT = typer.Option(..., "--out", "-o", help="Model directory to write (best
 _OPT_DATASETS = typer.Option(..., "--datasets", help=_DATASETS_HELP)
 _OPT_DATA = typer.Option(None, "--data", help="Benchmark data root (default: $GRAPHHOP_DATA).")
 _OPT_WARMUP = typer.Option(0.1, "--warmup", help="Warm-up, as a fraction of all steps.")
-_OPT_LIMIT = typer.Option(None, "--limit", help="Use at most N training questions per dataset (seeded shuffle).")
-_OPT_HOLDOUT = typer.Option(10, "--holdout", help="Percent of training questions held out for per-epoch evaluation and best-checkpoint choice.")
-_OPT_VAL_LIMIT = typer.Option(300, "--val-limit", help="Evaluate on at most N held-out questions per epoch.")
-_OPT_MAX_STEPS = typer.Option(None, "--max-steps", help="Stop after N optimizer steps in total.")
-_OPT_MAX_MINUTES = typer.Option(None, "--max-minutes", help="Stop (evaluate, checkpoint) after N minutes; rerun to resume.")
-_OPT_POOL_SIZE = typer.Option(20000, "--pool-size", help="KBs larger than this are ranked within a pool of N facts for mining/evaluation.")
-_OPT_THREADS = typer.Option(2, "--threads", help="torch CPU threads (use 1 on a busy machine: oversubscribed threads made steps ~10x slower here).")
-_OPT_SEED = typer.Option(0, "--seed", help="Random seed (data order, negatives).")
-_OPT_AS_JSON = typer.Option(False, "--json", help="Print the summary as one JSON line.")
+#: The run options both trainers take, declared once: (parameter, type, option). :func:`_run_options`
+#: adds them to a command's signature; the command receives them as keyword arguments.
+_RUN_OPTIONS = [
+    ("limit", Optional[int], typer.Option(None, "--limit", help="Use at most N training questions per dataset (seeded shuffle).")),
+    ("holdout", int, typer.Option(10, "--holdout", help="Percent of training questions held out for per-epoch evaluation and best-checkpoint choice.")),
+    ("val_limit", int, typer.Option(300, "--val-limit", help="Evaluate on at most N held-out questions per epoch.")),
+    ("max_steps", Optional[int], typer.Option(None, "--max-steps", help="Stop after N optimizer steps in total.")),
+    ("max_minutes", Optional[float], typer.Option(None, "--max-minutes", help="Stop (evaluate, checkpoint) after N minutes; rerun to resume.")),
+    ("pool_size", int, typer.Option(20000, "--pool-size", help="KBs larger than this are ranked within a pool of N facts for mining/evaluation.")),
+    ("threads", int, typer.Option(2, "--threads", help="torch CPU threads (use 1 on a busy machine: oversubscribed threads made steps ~10x slower here).")),
+    ("seed", int, typer.Option(0, "--seed", help="Random seed (data order, negatives).")),
+    ("as_json", bool, typer.Option(False, "--json", help="Print the summary as one JSON line.")),
+]
 
+
+def _run_options(command):
+    """Give ``command`` (which takes ``**run``) the :data:`_RUN_OPTIONS` as keyword-only parameters."""
+    sig = inspect.signature(command)
+    params = [p for p in sig.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    params += [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=option, annotation=kind)
+               for name, kind, option in _RUN_OPTIONS]
+    command.__signature__ = sig.replace(parameters=params)
+    return command
+
+
+def _train(kind: str, out: Path, datasets: str, data: Optional[Path], max_positives: int, run: dict, **config) -> None:
+    """Load the data and train ``kind`` with the command's ``config`` and :data:`_RUN_OPTIONS` ``run``."""
+    names, train, val = _load(datasets, data, run["limit"], run["holdout"], max_positives, run["seed"])
+    cfg = _config(**config, max_steps=run["max_steps"], max_minutes=run["max_minutes"], pool_size=run["pool_size"],
+                  threads=run["threads"], seed=run["seed"], val_limit=run["val_limit"])
+    _run(kind, out, names, train, val, cfg, run["as_json"])
+
+
+@_run_options
 def train_retriever(
     out: Path = _OPT_OUT,
     datasets: str = _OPT_DATASETS,
@@ -104,16 +129,8 @@ def train_retriever(
     remine_every: int = typer.Option(1, "--remine-every", help="Re-mine hard negatives with the current model every N epochs (0 = never)."),
     scale: float = typer.Option(20.0, "--scale", help="Similarity scale (inverse temperature) of the contrastive loss."),
     max_length: int = typer.Option(64, "--max-length", help="Max tokens per question or fact."),
-    limit: Optional[int] = _OPT_LIMIT,
     max_positives: int = typer.Option(8, "--max-positives", help="Training pairs per question at most (all gold facts stay excluded from negatives)."),
-    holdout: int = _OPT_HOLDOUT,
-    val_limit: int = _OPT_VAL_LIMIT,
-    max_steps: Optional[int] = _OPT_MAX_STEPS,
-    max_minutes: Optional[float] = _OPT_MAX_MINUTES,
-    pool_size: int = _OPT_POOL_SIZE,
-    threads: int = _OPT_THREADS,
-    seed: int = _OPT_SEED,
-    as_json: bool = _OPT_AS_JSON,
+    **run,
 ) -> None:
     """Fine-tune the DiFaR bi-encoder on (question, gold fact) pairs with in-batch + hard negatives.
 
@@ -123,15 +140,12 @@ def train_retriever(
     from graphhop.models.locate import check_model
 
     check_model(model, "--model")
-    names, train, val = _load(datasets, data, limit, holdout, max_positives, seed)
-    cfg = _config(
-        model=model, epochs=epochs, batch_size=batch_size, lr=lr, warmup=warmup, hard_negatives=hard_negatives, random_negatives=0,
-        mine_k=mine_k, remine_every=remine_every, scale=scale, max_length=max_length, max_steps=max_steps, max_minutes=max_minutes,
-        pool_size=pool_size, threads=threads, seed=seed, val_limit=val_limit,
-    )
-    _run("retriever", out, names, train, val, cfg, as_json)
+    _train("retriever", out, datasets, data, max_positives, run, model=model, epochs=epochs, batch_size=batch_size, lr=lr,
+           warmup=warmup, hard_negatives=hard_negatives, random_negatives=0, mine_k=mine_k, remine_every=remine_every,
+           scale=scale, max_length=max_length)
 
 
+@_run_options
 def train_reranker(
     out: Path = _OPT_OUT,
     datasets: str = _OPT_DATASETS,
@@ -148,16 +162,8 @@ def train_reranker(
     remine_every: int = typer.Option(1, "--remine-every", help="Every N epochs, re-rank the pool with the current reranker and take its top non-gold facts (0 = never)."),
     eval_k: int = typer.Option(20, "--eval-k", help="Validation reranks the miner's top-K per held-out question."),
     max_length: int = typer.Option(96, "--max-length", help="Max tokens per (question, fact) pair."),
-    limit: Optional[int] = _OPT_LIMIT,
     max_positives: int = typer.Option(8, "--max-positives", help="Positive pairs per question at most (all gold facts stay excluded from negatives)."),
-    holdout: int = _OPT_HOLDOUT,
-    val_limit: int = _OPT_VAL_LIMIT,
-    max_steps: Optional[int] = _OPT_MAX_STEPS,
-    max_minutes: Optional[float] = _OPT_MAX_MINUTES,
-    pool_size: int = _OPT_POOL_SIZE,
-    threads: int = _OPT_THREADS,
-    seed: int = _OPT_SEED,
-    as_json: bool = _OPT_AS_JSON,
+    **run,
 ) -> None:
     """Train a DiFaR² cross-encoder reranker with BCE on gold facts vs. the retriever's most confusing facts.
 
@@ -168,13 +174,9 @@ def train_reranker(
 
     check_model(model, "--model")
     check_model(miner, "--miner")
-    names, train, val = _load(datasets, data, limit, holdout, max_positives, seed)
-    cfg = _config(
-        model=model, miner=miner, epochs=epochs, batch_size=batch_size, lr=lr, warmup=warmup, hard_negatives=hard_negatives,
-        random_negatives=random_negatives, mine_k=mine_k, remine_every=remine_every, eval_k=eval_k, max_length=max_length,
-        max_steps=max_steps, max_minutes=max_minutes, pool_size=pool_size, threads=threads, seed=seed, val_limit=val_limit,
-    )
-    _run("reranker", out, names, train, val, cfg, as_json)
+    _train("reranker", out, datasets, data, max_positives, run, model=model, miner=miner, epochs=epochs,
+           batch_size=batch_size, lr=lr, warmup=warmup, hard_negatives=hard_negatives, random_negatives=random_negatives,
+           mine_k=mine_k, remine_every=remine_every, eval_k=eval_k, max_length=max_length)
 
 
 def train_query_generator(
