@@ -42,13 +42,15 @@ def main() -> None:
     parser.add_argument("--ef-search", type=int, default=1000)
     parser.add_argument("--encode-only", action="store_true", help="stop after timing the encoder")
     args = parser.parse_args()
+    from graphhop.eval.experiment import stride_sample
+
     set_threads()
     index = dataset_index(kb_path("metaqa-1h"), DenseOptions("flat"))
     n = len(index.docs)
     print(f"MetaQA KB: {n} facts; dense index built with {index.model}")
 
     encoder = load_encoder(None)
-    sample = [d.text for d in index.docs.docs[: args.encode_sample]]
+    sample = [d.text for d in stride_sample(index.docs.docs, args.encode_sample)]
     encoder.encode(sample[:256], batch_size=128)
     t0 = time.perf_counter()
     encoder.encode(sample, batch_size=128)
@@ -70,7 +72,7 @@ def main() -> None:
         builds[kind] = di
         print(f"{kind}: build {build_s:.1f}s (1 thread, vectors given), index {size_mb:.0f} MB, RSS +{rss_mb() - rss0:.0f} MB")
 
-    examples = load_dataset("metaqa-1h", "dev")[: args.queries]
+    examples = stride_sample(load_dataset("metaqa-1h", "dev"), args.queries)
     retriever = DenseRetriever(index)
     qvecs = retriever.encode_queries([e.question for e in examples])
     results = {}

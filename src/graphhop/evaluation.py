@@ -169,15 +169,22 @@ def dataset_index(
     )
     digest = hashlib.sha256(key.encode()).hexdigest()[:12]
     path = (root or cache_dir() / "indexes") / f"{kb_file.stem}-{dense.kind if dense else 'sparse'}-{digest}"
+    from graphhop.core import InputError
     from graphhop.index.cache import open_or_build
+    from graphhop.index.encode import EncodingOptions
 
-    return open_or_build(path, lambda: build_index(
-        documents_from_facts(iter_triples(kb_file)),
-        path,
-        sparse=SparseOptions(),
-        dense=dense,
-        model=model,
-        overwrite=True,
-        progress=progress,
-        sources=[str(kb_file)],
-    ))
+    def build(resume: bool) -> KnowledgeIndex:
+        return build_index(documents_from_facts(iter_triples(kb_file)), path, sparse=SparseOptions(), dense=dense,
+                           model=model, overwrite=True, progress=progress, sources=[str(kb_file)],
+                           encoding=EncodingOptions(resume=resume))
+
+    def build_resuming() -> KnowledgeIndex:
+        """An interrupted encoding (e.g. the 129k-fact MetaQA KB) resumes from its checkpointed chunks."""
+        try:
+            return build(True)
+        except InputError as exc:  # a checkpoint of another build (backend, chunk size): start over
+            if "checkpoint" not in str(exc):
+                raise
+            return build(False)
+
+    return open_or_build(path, build_resuming)
