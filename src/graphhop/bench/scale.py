@@ -19,7 +19,7 @@ import numpy as np
 from graphhop.core import Fact
 from graphhop.index.dense import DenseIndex, DenseOptions
 
-__all__ = ["fact_pool", "build_dense", "time_search", "recall", "peak_rss_mb"]
+__all__ = ["fact_pool", "build_dense", "time_search", "recall", "peak_rss_mb", "question_sets", "choose_nprobe"]
 
 KB_FILES = ("metaqa/kb.txt", "pathquestion/2H-kb.txt", "pathquestion/3H-kb.txt", "pathquestion/PQL2-KB.txt",
             "pathquestion/PQL3-KB.txt", "wc2014/WC2014.txt")
@@ -52,14 +52,31 @@ def fact_pool(root: Path, size: int, seed: int = 0) -> tuple[list[Fact], int]:
     return real + synthetic, extra
 
 
+def question_sets(examples: Sequence[Any], n: int) -> tuple[list[Any], list[Any]]:
+    """Two disjoint even-stride samples of ``n`` questions: ``(reported, selection)``.
+
+    The selection set (offset half a stride) chooses search settings (``nprobe``); the reported set
+    (offset 0, the one earlier runs reported) is only measured.
+    """
+    n = min(n, len(examples) // 2)
+    reported = [int(i * len(examples) / n) for i in range(n)]
+    selection = [int((i + 0.5) * len(examples) / n) for i in range(n)]
+    if set(reported) & set(selection):
+        raise ValueError("selection and reported questions overlap")
+    return [examples[i] for i in reported], [examples[i] for i in selection]
+
+
 def build_dense(vectors: np.ndarray, options: DenseOptions) -> tuple[DenseIndex, float, int]:
-    """``(index, build seconds, serialized bytes)`` for ``vectors``."""
+    """``(index, build seconds, serialized bytes)`` for ``vectors``; IVF quantizers train on an even-stride sample."""
     import faiss
 
     start = time.perf_counter()
-    index = DenseIndex.create(vectors.shape[1], options)
+    index = DenseIndex.create(vectors.shape[1], options, count=len(vectors))
+    if options.kind == "ivf-pq":
+        index.train(vectors[:: max(1, len(vectors) // index.train_size)])
     for i in range(0, len(vectors), 65536):
         index.add(vectors[i : i + 65536])
+    index.flush()
     seconds = time.perf_counter() - start
     return index, seconds, int(faiss.serialize_index(index.index).nbytes)
 
@@ -70,6 +87,23 @@ def time_search(index: DenseIndex, queries: np.ndarray, k: int) -> tuple[float, 
     start = time.perf_counter()
     scores, positions = index.search(queries, k)
     return len(queries) / (time.perf_counter() - start), scores, positions
+
+
+def choose_nprobe(index: DenseIndex, queries: np.ndarray, examples: Sequence[Any], facts: Sequence[Fact],
+                  exact_mrr: float, max_loss: float, k: int = 1000) -> tuple[DenseIndex, list[dict]]:
+    """The fewest cells (powers of two up to ``nlist``) whose answer-MRR loss vs exact is <= ``max_loss``.
+
+    Measured on ``queries``/``examples`` — a selection set, never the reported one. Returns the index
+    with that ``nprobe`` and every setting tried (nprobe, loss).
+    """
+    tried, nprobe = [], 1
+    while True:
+        candidate = index.with_options(nprobe=nprobe)
+        loss = exact_mrr - answer_mrr(examples, facts, candidate.search(queries, k)[1])
+        tried.append({"nprobe": nprobe, "mrr_loss": round(loss, 4)})
+        if loss <= max_loss or nprobe >= index.options.nlist:
+            return candidate, tried
+        nprobe *= 2
 
 
 def recall(approx: np.ndarray, exact: np.ndarray) -> float:

@@ -25,12 +25,14 @@ def index_cmd(
     out: Path = typer.Option(..., "--out", "-o", help="Index directory to write (atomically)."),
     passages: bool = typer.Option(False, "--passages", help="Sources are passages, not triples."),
     fmt: str = typer.Option("auto", "--format", help="Triple format: auto, tsv, pipe, jsonl, nt."),
-    dense: str = typer.Option("hnsw-sq", "--dense", help="Dense index: hnsw-sq (DiFaR), flat (exact) or none."),
+    dense: str = typer.Option("hnsw-sq", "--dense", help="Dense index: hnsw-sq (DiFaR), flat (exact), ivf-pq (IVF + 4-bit PQ fast scan + exact fp16 re-rank; large KBs) or none."),
     sparse: bool = typer.Option(True, "--sparse/--no-sparse", help="Build the BM25 (tantivy) index."),
     model: Optional[str] = typer.Option(None, "--model", help="sentence-transformers name or local path (default: bundled all-MiniLM-L6-v2)."),
     hnsw_m: int = typer.Option(32, "--hnsw-m", help="HNSW links per node."),
     ef_construction: int = typer.Option(80, "--ef-construction", help="HNSW build breadth."),
     ef_search: int = typer.Option(128, "--ef-search", help="HNSW search breadth (raised to k when k is larger)."),
+    nlist: int = typer.Option(0, "--nlist", help="ivf-pq cells (0: a power of two near 4·sqrt(facts))."),
+    nprobe: int = typer.Option(64, "--nprobe", help="ivf-pq cells scanned per query (choose on held-out questions)."),
     bigrams: bool = typer.Option(False, "--bigrams/--no-bigrams", help="Add bigram copies of title/text to BM25 (GoldEn; off: measured to hurt on facts and MuSiQue)."),
     title_boost: float = typer.Option(1.25, "--title-boost", help="BM25 title field boost (best-fields multi-match)."),
     skip_bad_lines: bool = typer.Option(False, "--skip-bad-lines", help="Skip malformed lines (reported) instead of stopping."),
@@ -61,6 +63,8 @@ def index_cmd(
         check_model(model, "--model")
     if chunk < 1:
         raise GraphhopError(f"--chunk: must be at least 1, got {chunk}")
+    if nprobe < 1 or nlist < 0:
+        raise GraphhopError(f"--nprobe must be at least 1 and --nlist at least 0 (got {nprobe}, {nlist})")
     encoding = EncodingOptions(backend, engine, resume, max_length, ray_address)
     encoding.check()
     if dense != "none":
@@ -83,7 +87,7 @@ def index_cmd(
         docs,
         out,
         sparse=SparseOptions(title_boost, bigrams) if sparse else None,
-        dense=None if dense == "none" else DenseOptions(dense, hnsw_m, ef_construction, ef_search),
+        dense=None if dense == "none" else DenseOptions(dense, hnsw_m, ef_construction, ef_search, nlist, nprobe),
         model=model,
         overwrite=overwrite,
         sources=[str(s) for s in sources],

@@ -216,7 +216,7 @@ def _build_dense(tmp: Path, out: str | Path, n: int, dense: DenseOptions, model:
                    "model": canonical_model_name(model), "backend": encoding.backend, "max_length": encoding.max_length}
     checkpoint = Checkpoint.open(out, fingerprint, encoding.resume)
     encode, dim = encoding.encoder(model, batch_size)
-    index = DenseIndex.create(dim, dense)
+    index = DenseIndex.create(dim, dense, count=n)
     reused = min(checkpoint.done() * chunk, n)
     bar = tqdm(total=n, desc=f"encode+index ({encoding.backend}, {dense.kind})", unit="doc", disable=not progress,
                initial=0)
@@ -236,7 +236,7 @@ def _build_dense(tmp: Path, out: str | Path, n: int, dense: DenseOptions, model:
         start += len(vecs)
     bar.close()
     index.save(tmp / "dense.faiss")
-    meta = {"options": dense.to_dict(), "model": canonical_model_name(model), "dim": int(dim),
+    meta = {"options": index.options.to_dict(), "model": canonical_model_name(model), "dim": int(dim),
             "backend": encoding.backend, "engine": encoding.engine}
     if sink is not None:
         sink.flush()
@@ -304,7 +304,7 @@ class KnowledgeIndex:
     @property
     def dense(self) -> DenseIndex:
         if not self.has_dense:
-            raise InputError(f"{self.path}: built without a dense index (rebuild with --dense flat|hnsw-sq)")
+            raise InputError(f"{self.path}: built without a dense index (rebuild with --dense flat|hnsw-sq|ivf-pq)")
         if self._dense is None:
             meta = self.manifest["dense"]
             index = DenseIndex.load(self.path / "dense.faiss", DenseOptions.from_dict(meta["options"]))
@@ -318,8 +318,11 @@ class KnowledgeIndex:
 
     def set_ef_search(self, ef: int) -> None:
         """Change HNSW's search breadth for this session (no effect on ``flat``)."""
-        dense = self.dense
-        self._dense = DenseIndex(dense.index, DenseOptions(**{**dense.options.to_dict(), "ef_search": ef}))
+        self.set_search_options(ef_search=ef)
+
+    def set_search_options(self, **changes: object) -> None:
+        """Change search-time options for this session: ``ef_search`` (HNSW), ``nprobe``/``k_factor`` (IVF)."""
+        self._dense = self.dense.with_options(**changes)
 
     def encode_documents(self, encoder, batch_size: int = 128) -> np.ndarray:
         """Encode every document with ``encoder`` (e.g. to compare models); returns float32 rows."""
