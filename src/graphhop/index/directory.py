@@ -208,12 +208,13 @@ def _build_dense(tmp: Path, out: str | Path, n: int, dense: DenseOptions, model:
     from graphhop.index.encode import Checkpoint, chunked, encode_chunks, file_digest, fit_length
     from graphhop.models.encoder import canonical_model_name
 
-    step = max(1, n // 5000)
+    step, requested = max(1, n // 5000), encoding.max_length
     encoding, length_fit = fit_length(encoding, model, (dense_text(d) for i, d in enumerate(_iter_docs(tmp / "docs.jsonl"))
                                                         if i % step == 0))
     texts = (dense_text(d) for d in _iter_docs(tmp / "docs.jsonl"))
     fingerprint = {"docs_sha256": file_digest(tmp / "docs.jsonl"), "count": n, "chunk": chunk,
-                   "model": canonical_model_name(model), "backend": encoding.backend, "max_length": encoding.max_length}
+                   "model": canonical_model_name(model), "backend": encoding.backend,
+                   "max_length": requested}  # a fitted length follows from the documents (docs_sha256): same fingerprint
     checkpoint = Checkpoint.open(out, fingerprint, encoding.resume)
     encode, dim = encoding.encoder(model, batch_size)
     index = DenseIndex.create(dim, dense, count=n)
