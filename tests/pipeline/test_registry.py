@@ -75,3 +75,35 @@ def test_ask_result_json(demo) -> None:
                         "support_graph", "trace", "timings"}
     assert out["method"] == "dense" and len(out["support_graph"]["nodes"]) == 5
     json.dumps(out, default=float, allow_nan=False)
+
+
+class _Index:
+    def __init__(self, kind: str | None, dense: bool) -> None:
+        self.manifest = {"doc_type": kind} if kind else {}
+        self.has_dense = dense
+
+
+@pytest.mark.parametrize("kind,dense,expected", [("facts", True, "kgqa"), ("facts", False, "kgqa"),
+                                                  ("passages", True, "text"), ("passages", False, "text"),
+                                                  (None, True, "dense"), (None, False, "bm25")])
+def test_default_pipeline_by_index_kind(kind, dense, expected) -> None:
+    from graphhop.pipeline.registry import default_pipeline
+
+    assert default_pipeline(_Index(kind, dense)) == expected
+
+
+def test_bm25_only_fact_index_asks_with_kgqa(tmp_path) -> None:
+    """`graphhop index --dense none` over facts: `ask` picks kgqa, which reads the KB, never the dense part
+    (the CLI side: tests/kgqa/test_cli_kgqa.py)."""
+    from graphhop.demo import DEMO_DATA
+    from graphhop.index.directory import KnowledgeIndex, build_index, documents_from_facts
+    from graphhop.kb.loaders import iter_triples
+    from graphhop.pipeline.registry import default_pipeline
+
+    path = tmp_path / "bm25-only"
+    build_index(documents_from_facts(iter_triples(DEMO_DATA / "kb.tsv")), path, dense=None, progress=False)
+    index = KnowledgeIndex.open(path)
+    assert not index.has_dense and default_pipeline(index) == "kgqa"
+    res = build_pipeline("kgqa", index).ask("How many countries border Switzerland?")
+    assert (res.method, res.answer, res.qtype) == ("kgqa", "5", "count") and len(res.support) == 5
+    assert index._dense is None  # the dense part was never opened

@@ -40,7 +40,7 @@ def test_health(client) -> None:
     body = client.get("/api/health").json()
     assert body["status"] == "ok" and body["indexes"] == ["demo"] and body["version"] == "0.1.0"
     assert body["documents"] == {"demo": 344}
-    assert len(body["examples"]) == 10 and body["default_method"] == "dense"
+    assert len(body["examples"]) == 10 and body["default_method"] == "kgqa"  # registry.default_pipeline on facts
     # every facts pipeline of the registry is offered, except those that need a model directory
     from graphhop.pipeline.registry import pipeline_names
 
@@ -57,7 +57,7 @@ def test_health(client) -> None:
     ("Was the composer of The Magic Flute born in Vienna?", "no", "boolean"),
 ])
 def test_ask_demo_answers_with_the_cli_json_shape(client, question: str, answer: str, qtype: str) -> None:
-    body = client.post("/api/ask", json={"question": question}).json()
+    body = client.post("/api/ask", json={"question": question, "method": "dense"}).json()
     assert set(body) == ASK_KEYS
     assert (body["answer"], body["qtype"], body["method"]) == (answer, qtype, "dense")
     assert isinstance(body["score"], float) and body["support"]
@@ -65,6 +65,13 @@ def test_ask_demo_answers_with_the_cli_json_shape(client, question: str, answer:
     assert {n["id"] for n in sg["nodes"]} == set(body["support"])
     assert {n["id"] for n in sg["nodes"]} <= {n["id"] for n in body["graph"]["nodes"]}
     assert sg["root"] == body["graph"]["root"] == "Q" and sg["edges"][0][0] == "Q"
+
+
+def test_ask_without_method_uses_the_default_pipeline_of_ask(client) -> None:
+    body = client.post("/api/ask", json={"question": "How many countries border Switzerland?"}).json()
+    assert set(body) == ASK_KEYS and (body["answer"], body["qtype"], body["method"]) == ("5", "count", "kgqa")
+    assert sorted(n["facts"][0][2] for n in body["support_graph"]["nodes"]) == ["Austria", "France", "Germany", "Italy",
+                                                                                 "Liechtenstein"]
 
 
 def test_ask_support_is_the_gold_chain(client) -> None:

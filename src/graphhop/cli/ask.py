@@ -72,7 +72,7 @@ def ask(
     from rich.console import Console
 
     from graphhop.index.directory import KnowledgeIndex
-    from graphhop.pipeline.registry import build_pipeline, pipeline_names
+    from graphhop.pipeline.registry import build_pipeline, default_pipeline, pipeline_names
     from graphhop.read.ops import QTYPES
 
     if qtype is not None and qtype not in QTYPES:
@@ -89,7 +89,7 @@ def ask(
     else:
         kindex = KnowledgeIndex.open(index)
     if method == "auto":
-        method = {"facts": "kgqa", "passages": "text"}.get(kindex.manifest.get("doc_type"), "dense" if kindex.has_dense else "bm25")
+        method = default_pipeline(kindex)
     options = {"k": k, "hops": hops, "reader_model": reader_model, "span_model": span_model, "reranker": reranker,
                "rerank_k": rerank_k if reranker else None, "query_generator": query_generator, "bgr_model": bgr_model,
                "ssg_model": ssg_model, "llm_url": llm_url, "llm_model": llm_model, "llm_template": llm_template,

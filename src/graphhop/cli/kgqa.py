@@ -25,19 +25,25 @@ def support_triples(result: dict[str, Any]) -> list[tuple[str, str, str]]:
     return [tuple(f) for n, d in g.g.nodes(data=True) if n != g.root for f in d.get("facts", [])]
 
 
-def _make_ask(method: str, weights: Optional[Path], hops: int) -> Callable[[Path], tuple[Callable, Callable]]:
+def _make_ask(method: str, weights: Optional[Path], hops: int, used: Optional[list[str]] = None) -> Callable[[Path], tuple[Callable, Callable]]:
     """``make(kb) -> (ask, triples_of)``: the registry pipeline ``method`` over the KB's cached index
-    (BM25 only for kgqa, which reads the KB itself; flat dense for the retrieval pipelines)."""
+    (``auto``: :func:`~graphhop.pipeline.registry.default_pipeline`, what ``ask`` uses; BM25 only for
+    kgqa, which reads the KB itself; flat dense for the retrieval pipelines). The name run is appended to ``used``."""
     def make(kb: Path) -> tuple[Callable, Callable]:
         from graphhop.evaluation import dataset_index
         from graphhop.index.dense import DenseOptions
-        from graphhop.pipeline.registry import build_pipeline
+        from graphhop.pipeline.registry import build_pipeline, default_pipeline
 
-        index = dataset_index(kb, dense=None if method == "kgqa" else DenseOptions("flat"), progress=False)
+        index = dataset_index(kb, dense=None, progress=False)
+        name = default_pipeline(index) if method == "auto" else method
+        if name != "kgqa":
+            index = dataset_index(kb, dense=DenseOptions("flat"), progress=False)
         options: dict[str, Any] = {"hops": hops}
-        if method == "kgqa" and weights is not None:
+        if name == "kgqa" and weights is not None:
             options["weights"] = str(weights)
-        pipe = build_pipeline(method, index, **options)
+        pipe = build_pipeline(name, index, **options)
+        if used is not None:
+            used.append(name)
 
         def ask(question: str) -> dict[str, Any]:
             res = pipe.ask(question)
@@ -52,7 +58,7 @@ def eval_qa(
     dataset: str = typer.Argument(..., help="A dataset of `graphhop datasets` (pq-3h, metaqa-2h, ...) or a folder with kb.tsv + questions.jsonl."),
     split: str = typer.Option("dev", "--split", help="dev or test (a test file placed beside the dev file)."),
     sample: Optional[int] = typer.Option(None, "--sample", "-n", help="Evaluate N questions spread evenly over the file (default: all)."),
-    method: str = typer.Option("kgqa", "--method", "-m", help="A fact pipeline of `graphhop pipelines`: kgqa (trained, the default of ask), or e.g. dense (retrieval + the untrained fact reader, the previous default)."),
+    method: str = typer.Option("auto", "--method", "-m", help="A fact pipeline of `graphhop pipelines`, or auto: what `ask` uses (kgqa, trained, on facts); e.g. dense is retrieval + the untrained fact reader, the previous default."),
     weights: Optional[Path] = typer.Option(None, "--weights", help="KGQA scorer directory (default: the shipped weights)."),
     hops: int = typer.Option(3, "--hops", help="Longest relation path (1-4)."),
     data: Optional[Path] = typer.Option(None, "--data", help="Data root (default: $GRAPHHOP_DATA)."),
@@ -66,15 +72,16 @@ def eval_qa(
         raise InputError(f"--split: {split!r} is not dev, test or train")
     from graphhop.pipeline.registry import pipeline_names
 
-    if method not in pipeline_names("facts"):
+    if method != "auto" and method not in pipeline_names("facts"):
         raise InputError(f"--method: unknown method {method!r}; choose one of {', '.join(pipeline_names('facts'))}")
     if sample is not None and sample < 1:
         raise InputError(f"--sample must be at least 1 (got {sample})")
     if not 1 <= hops <= 4:
         raise InputError(f"--hops must be in 1..4 (got {hops})")
     rows: list[dict[str, Any]] = []
-    out = evaluate_dataset(dataset, split, _make_ask(method, weights, hops), sample, data, progress=not as_json, rows_out=rows)
-    out["method"] = method
+    used: list[str] = []
+    out = evaluate_dataset(dataset, split, _make_ask(method, weights, hops, used), sample, data, progress=not as_json, rows_out=rows)
+    out["method"] = used[0] if used else method
     if details is not None:
         _write_lines(details, [json.dumps(r, ensure_ascii=False) for r in rows])
     if as_json:

@@ -20,7 +20,7 @@ def serve(
     index: Optional[list[str]] = typer.Option(None, "--index", "-i", help="Index to serve: DIR or NAME=DIR (repeatable; the first is the default). Default: the bundled demo KB."),
     host: str = typer.Option("127.0.0.1", "--host", help="Interface to listen on (127.0.0.1: this machine only)."),
     port: int = typer.Option(8000, "--port", help="TCP port."),
-    method: Optional[str] = typer.Option(None, "--method", "-m", help="Default ask pipeline (`graphhop pipelines` lists them; default: dense)."),
+    method: Optional[str] = typer.Option(None, "--method", "-m", help="Default ask pipeline (`graphhop pipelines` lists them; default: kgqa on facts, text on passages)."),
     option: Optional[list[str]] = typer.Option(None, "--option", "-o", help="A pipeline's build option, PIPELINE.KEY=VALUE (repeatable), e.g. difar2.reranker=DIR or bgr.bgr_model=DIR."),
     max_concurrency: int = typer.Option(2, "--max-concurrency", help="Requests worked on at once; more get 503."),
     timeout: float = typer.Option(30.0, "--timeout", help="Per-request time limit in seconds (then 504)."),

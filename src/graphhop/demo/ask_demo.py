@@ -1,15 +1,17 @@
-"""`graphhop demo`, part 2: `ask` answers each demo question (dense retrieval, untrained fact reader)."""
+"""`graphhop demo`, part 2: `ask` answers each demo question with the pipeline `ask` itself uses
+(:func:`graphhop.pipeline.registry.default_pipeline`: ``kgqa`` on the demo's fact index)."""
 
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Optional
 
 __all__ = ["run_ask_demo"]
 
 
-def run_ask_demo(console: Any = None, method: str = "dense", index: Any = None) -> dict[str, Any]:
-    """Answer every demo question with the registered pipeline ``method`` and print a table
+def run_ask_demo(console: Any = None, method: Optional[str] = None, index: Any = None) -> dict[str, Any]:
+    """Answer every demo question with the registered pipeline ``method`` (default: the one ``ask``
+    uses on the demo index) and print a table
     (question, type, answer, gold, correct) plus the support tree of each answer. Returns
     ``{"correct": n, "total": n, "rows": [...]}``."""
     from rich.console import Console
@@ -18,14 +20,14 @@ def run_ask_demo(console: Any = None, method: str = "dense", index: Any = None) 
 
     from graphhop.demo import demo_index, demo_questions
     from graphhop.metrics.qa import exact_match
-    from graphhop.pipeline.registry import build_pipeline
+    from graphhop.pipeline.registry import build_pipeline, default_pipeline
 
     console = console or Console()
     t0 = time.perf_counter()
     index = index or demo_index(progress=False)
+    method = method or default_pipeline(index)
     pipe = build_pipeline(method, index)
-    table = Table(title=f"graphhop ask on the demo questions ({method} retrieval, untrained MiniLM fact reader)",
-                  title_justify="left")
+    table = Table(title=f"graphhop ask on the demo questions (pipeline {method})", title_justify="left")
     for col in ("id", "type", "answer", "gold", "ok", "ms"):
         table.add_column(col, justify="right" if col == "ms" else "left")
     rows = []
@@ -42,4 +44,4 @@ def run_ask_demo(console: Any = None, method: str = "dense", index: Any = None) 
     console.print(table)
     correct = sum(r["correct"] for r in rows)
     console.print(f"ask: {correct}/{len(rows)} demo questions answered correctly in {time.perf_counter() - t0:.1f}s")
-    return {"correct": correct, "total": len(rows), "rows": rows}
+    return {"method": method, "correct": correct, "total": len(rows), "rows": rows}

@@ -18,7 +18,7 @@ from typing import Any, Callable
 from graphhop.core import GraphhopError, InputError
 
 __all__ = ["KINDS", "PIPELINE_MODULES", "PipelineSpec", "register", "build_pipeline", "pipeline_names", "pipeline_spec",
-           "index_kind"]
+           "index_kind", "DEFAULT_BY_KIND", "default_pipeline"]
 
 #: The kinds of knowledge index a pipeline can run over (an index's manifest ``doc_type``).
 KINDS = ("facts", "passages")
@@ -82,6 +82,25 @@ def index_kind(index: Any) -> str | None:
     """``facts`` or ``passages`` for a :class:`~graphhop.index.directory.KnowledgeIndex` (None when unknown)."""
     manifest = getattr(index, "manifest", None)
     return manifest.get("doc_type") if isinstance(manifest, dict) else None
+
+
+#: The pipeline a request gets when it names none, by index kind (see :func:`default_pipeline`).
+DEFAULT_BY_KIND = {"facts": "kgqa", "passages": "text"}
+
+
+def default_pipeline(index: Any) -> str:
+    """The pipeline ``ask``, ``eval-qa``, ``graphhop demo`` and the server use on ``index`` when none is named.
+
+    ``kgqa`` (trained relation paths over the whole KB) on an index of facts, ``text`` (hop-wise passage
+    retrieval + the shipped span reader) on passages; an index of unknown kind gets ``dense`` where it
+    has a dense part, else ``bm25``. Neither ``kgqa`` nor ``text`` needs the dense part, so a BM25-only
+    index (``graphhop index --dense none``) gets them too.
+    """
+    name = DEFAULT_BY_KIND.get(index_kind(index) or "")
+    if name is None:
+        name = "dense" if getattr(index, "has_dense", False) else "bm25"
+    pipeline_spec(name)  # registered (an unknown name would be a bug here)
+    return name
 
 
 def build_pipeline(name: str, index: Any, **options: Any) -> Any:

@@ -97,7 +97,8 @@ class ServeService:
 
     ``options`` maps a pipeline name to the keyword options it is built with (e.g.
     ``{"difar2": {"reranker": "models/rr"}}``); ``default_method`` is the ``ask`` pipeline used when
-    a request names none (default: ``dense`` where the index offers it, else its first pipeline).
+    a request names none (default: :func:`graphhop.pipeline.registry.default_pipeline` of the index —
+    ``kgqa`` on facts, ``text`` on passages — where it is available, else ``dense``, else its first pipeline).
     """
 
     def __init__(self, indexes: dict[str, Any], default_method: Optional[str] = None, examples: Optional[list[str]] = None,
@@ -146,9 +147,11 @@ class ServeService:
 
     def default_for(self, index: Optional[str] = None, kind: str = "ask") -> str:
         """The method a request on ``index`` gets when it names none."""
-        name, _ = self.index(index)
+        from graphhop.pipeline.registry import default_pipeline
+
+        name, ix = self.index(index)
         choices = self.choices(name, kind)
-        preferred = (self.default_method, "dense") if kind == "ask" else ("hybrid",)
+        preferred = (self.default_method, default_pipeline(ix), "dense") if kind == "ask" else ("hybrid",)
         for method in preferred:
             if method in choices:
                 return method
