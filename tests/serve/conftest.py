@@ -15,11 +15,12 @@ ASK_METHODS = ("dense", "bm25", "hybrid")
 
 @pytest.fixture(scope="session")
 def demo_service():
-    """The bundled demo KB served with the default pipeline, warm."""
+    """The bundled demo KB served with the default pipeline, warm (and dense, which the tests also ask)."""
     from graphhop.serve import IndexSpec, ServeService
 
     service = ServeService.load([IndexSpec("demo", None)])
-    service.warm()
+    service.warm()  # builds every pipeline and answers with the default (kgqa)
+    service.ask(service.examples[0], method="dense")  # the tests also ask dense: load its reader before any timed request
     return service
 
 
