@@ -100,4 +100,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from graphhop.eval.script import run_script
+
+    run_script(main)
