@@ -88,3 +88,16 @@ def test_results_markdown_shows_each_report_split_and_the_carve() -> None:
                            "baseline_shapes": {}, "eval": {"dev": table, "test": table}})
     assert "### pq-2h dev (closed pools)" in md and "### pq-2h test (closed pools)" in md
     assert "chain-disjoint carve" in md and "| bgr-forward | 2 | 0.500 | 0.100 |" in md
+
+
+def test_closed_latency_pads_pools_to_the_size_asked() -> None:
+    import numpy as np
+
+    from graphhop.eval.bgr_bench import closed_latency
+
+    sizes: list[int] = []
+    pool = lambda n, tag: SimpleNamespace(ids=[f"{tag}{i}" for i in range(n)], texts=["t"] * n, vectors=np.ones((n, 2)))  # noqa: E731
+    examples = [SimpleNamespace(id=f"q{j}", pool=pool(4, f"q{j}-"), question="q", question_vec=np.ones(2), query="q") for j in range(3)]
+    ret = SimpleNamespace(retrieve_pool=lambda q, p, v, query: sizes.append(len(p.ids)))
+    out = closed_latency(ret, examples, 10)
+    assert sizes == [10, 10, 10] and out["n"] == 3 and out["pool"] == 10 and out["p50_ms"] >= 0

@@ -110,6 +110,32 @@ def pool_reader_system(method: str, examples: Sequence[Any], reader: Any, hops: 
     return System(predict, oracle)
 
 
+def closed_latency(ret: Any, examples: Sequence[Any], size: int, seed: int = 13) -> dict[str, float]:
+    """Per-question bidirectional retrieval time over pools padded to ``size`` candidates with evidence
+    of other questions (vectors cached; question encoding not included)."""
+    from graphhop.retrieve.graphhop import CandidatePool
+
+    rng = random.Random(seed)
+    others = [(ex.id, i) for ex in examples for i in range(len(ex.pool.ids))]
+    by_id = {ex.id: ex for ex in examples}
+    times = []
+    for ex in examples:
+        ids, texts, vecs = list(ex.pool.ids), list(ex.pool.texts), [v for v in ex.pool.vectors]
+        while len(ids) < size:
+            oid, i = others[rng.randrange(len(others))]
+            if oid == ex.id or f"pad:{oid}:{by_id[oid].pool.ids[i]}" in ids:
+                continue
+            o = by_id[oid]
+            ids.append(f"pad:{oid}:{o.pool.ids[i]}")
+            texts.append(o.pool.texts[i])
+            vecs.append(o.pool.vectors[i])
+        pool = CandidatePool(ids[:size], texts[:size], np.stack(vecs[:size]))
+        t0 = time.perf_counter()
+        ret.retrieve_pool(ex.question, pool, ex.question_vec, query=ex.query)
+        times.append(1000 * (time.perf_counter() - t0))
+    return {"pool": size, "n": len(times), "p50_ms": round(percentile(times, 50), 2), "p95_ms": round(percentile(times, 95), 2)}
+
+
 # ---------------------------------------------------------------------- open setting
 def normalize_text(text: str) -> str:
     """Lower-cased, whitespace-collapsed text: how gold sentences are matched to DB sentences."""
