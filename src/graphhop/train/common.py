@@ -13,7 +13,7 @@ import torch
 
 from graphhop.core import InputError
 
-__all__ = ["adamw_with_warmup", "run_epoch", "TrainResult", "fine_tune"]
+__all__ = ["adamw_with_warmup", "run_epoch", "TrainResult", "FitOptions", "fine_tune"]
 
 
 def adamw_with_warmup(
@@ -88,43 +88,54 @@ class TrainResult:
     stopped_early: bool = False
 
 
+@dataclass
+class FitOptions:
+    """How :func:`fine_tune` trains: ``epochs`` passes (or ``max_steps`` / ``max_minutes``) of
+    ``batch_size`` examples, AdamW at ``lr`` with ``weight_decay``, linear warm-up over ``warmup`` of
+    the steps, and the ``seed`` of the data order."""
+
+    epochs: int = 3
+    batch_size: int = 16
+    lr: float = 5e-5
+    warmup: float = 0.1
+    weight_decay: float = 0.01
+    max_steps: int | None = None
+    max_minutes: float | None = None
+    seed: int = 0
+
+
 def fine_tune(
     model: torch.nn.Module,
     loss_fn: Callable[[list], torch.Tensor],
     train: Sequence,
     evaluate: Callable[[], dict[str, float]] | None = None,
     *,
-    epochs: int = 3,
-    batch_size: int = 16,
-    lr: float = 5e-5,
-    warmup: float = 0.1,
-    weight_decay: float = 0.01,
-    max_steps: int | None = None,
-    max_minutes: float | None = None,
-    seed: int = 0,
     progress: bool = True,
     desc: str = "train",
     evaluate_before: bool = False,
     on_best: Callable[[int, TrainResult], None] | None = None,
+    **fit: Any,
 ) -> TrainResult:
-    """Fine-tune ``model`` in place: AdamW with warm-up, ``epochs`` passes (or ``max_steps`` /
-    ``max_minutes``), ``evaluate()`` (dev metrics with an ``f1`` key) after every epoch — and before
-    training with ``evaluate_before`` — and the best epoch by dev F1 restored at the end (without
+    """Fine-tune ``model`` in place with the :class:`FitOptions` ``fit``: AdamW with warm-up, the
+    epochs, ``evaluate()`` (dev metrics with an ``f1`` key) after every epoch — and before training
+    with ``evaluate_before`` — and the best epoch by dev F1 restored at the end (without
     ``evaluate``: the last). ``on_best(epoch, result)`` is called whenever the best epoch changes."""
     from tqdm.auto import tqdm
 
+    opts = FitOptions(**fit)
+    epochs, batch_size, max_steps = opts.epochs, opts.batch_size, opts.max_steps
     if not train:
         raise InputError("no training examples")
     if epochs < 1 or batch_size < 1:
         raise InputError(f"epochs and batch size must be positive (got {epochs}, {batch_size})")
-    rng = random.Random(seed)
-    torch.manual_seed(seed)
+    rng = random.Random(opts.seed)
+    torch.manual_seed(opts.seed)
     per_epoch = (len(train) + batch_size - 1) // batch_size
     total = per_epoch * epochs if max_steps is None else min(max_steps, per_epoch * epochs)
-    opt, sched = adamw_with_warmup(model, lr, weight_decay, warmup, total)
+    opt, sched = adamw_with_warmup(model, opts.lr, opts.weight_decay, opts.warmup, total)
     result = TrainResult(steps=0, seconds=0.0)
     t0 = time.perf_counter()
-    deadline = t0 + max_minutes * 60 if max_minutes else None
+    deadline = t0 + opts.max_minutes * 60 if opts.max_minutes else None
     best_state: dict[str, torch.Tensor] | None = None
     best_f1 = float("-inf")
 

@@ -13,7 +13,7 @@ epoch (dev F1) kept and saved.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -23,7 +23,7 @@ from graphhop.metrics.qa import token_f1
 from graphhop.models.span import SpanExample, SpanSelector
 from graphhop.retrieve.golden import GoldEnSearch, hop_prompt
 from graphhop.retrieve.golden_oracle import oracle_trajectory
-from graphhop.train.common import TrainResult, fine_tune
+from graphhop.train.common import FitOptions, TrainResult, fine_tune
 
 __all__ = ["OracleStats", "query_examples", "trajectory_examples", "evaluate_spans", "TrainResult", "train_span_selector"]
 
@@ -114,28 +114,22 @@ def train_span_selector(
     train: Sequence[SpanExample],
     dev: Sequence[SpanExample] = (),
     *,
-    epochs: int = 3,
-    batch_size: int = 16,
-    lr: float = 5e-5,
-    warmup: float = 0.1,
-    weight_decay: float = 0.01,
-    max_steps: int | None = None,
-    seed: int = 0,
     progress: bool = True,
     out: str | Path | None = None,
     card: dict[str, Any] | None = None,
+    **fit: Any,
 ) -> TrainResult:
-    """Fine-tune ``selector`` in place; with dev examples the best epoch (dev F1) is restored at the end
-    (without dev: the last). With ``out`` the result is saved there, its card holding data, steps and
-    metrics."""
+    """Fine-tune ``selector`` in place with the :class:`~graphhop.train.common.FitOptions` ``fit``;
+    with dev examples the best epoch (dev F1) is restored at the end (without dev: the last). With
+    ``out`` the result is saved there, its card holding data, steps and metrics."""
     if not train:
         raise InputError("no training examples (did the oracle find any query?)")
+    opts = FitOptions(**fit)
     result = fine_tune(selector.model, selector.loss, train, (lambda: evaluate_spans(selector, dev)) if dev else None,
-                       epochs=epochs, batch_size=batch_size, lr=lr, warmup=warmup, weight_decay=weight_decay,
-                       max_steps=max_steps, seed=seed, progress=progress, desc="train span selector")
+                       progress=progress, desc="train span selector", **asdict(opts))
     if out is not None:
-        selector.save(out, {**(card or {}), "steps": result.steps, "epochs": epochs, "batch_size": batch_size, "lr": lr,
-                            "warmup": warmup, "seed": seed, "train_examples": len(train), "dev_examples": len(dev),
-                            "best_epoch": result.best_epoch, "metrics": result.best, "history": result.history,
-                            "train_seconds": round(result.seconds, 1)})
+        selector.save(out, {**(card or {}), "steps": result.steps, "epochs": opts.epochs, "batch_size": opts.batch_size,
+                            "lr": opts.lr, "warmup": opts.warmup, "seed": opts.seed, "train_examples": len(train),
+                            "dev_examples": len(dev), "best_epoch": result.best_epoch, "metrics": result.best,
+                            "history": result.history, "train_seconds": round(result.seconds, 1)})
     return result

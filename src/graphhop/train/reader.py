@@ -6,13 +6,14 @@ epoch, and the best checkpoint (dev F1) saved atomically to ``out`` whenever dev
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Sequence
 
 from graphhop.metrics.qa import qa_scores
 from graphhop.models.span import SpanExample
 from graphhop.read.span import SpanReader
-from graphhop.train.common import TrainResult, fine_tune
+from graphhop.train.common import FitOptions, TrainResult, fine_tune
 
 __all__ = ["evaluate_reader", "train_span_reader"]
 
@@ -32,21 +33,16 @@ def train_span_reader(
     dev: Sequence[SpanExample] = (),
     *,
     out: str | Path | None = None,
-    epochs: int = 2,
-    batch_size: int = 16,
-    lr: float = 1e-4,
-    warmup: float = 0.1,
-    weight_decay: float = 0.01,
-    max_steps: int | None = None,
-    max_minutes: float | None = None,
-    seed: int = 0,
     progress: bool = True,
     card: dict[str, Any] | None = None,
-) -> ReaderTrainResult:
-    """Fine-tune ``reader`` in place (the best state is restored at the end) and save it to ``out``
+    **fit: Any,
+) -> TrainResult:
+    """Fine-tune ``reader`` in place with the :class:`~graphhop.train.common.FitOptions` ``fit``
+    (default 2 epochs at lr 1e-4; the best state is restored at the end) and save it to ``out``
     whenever dev F1 improves (and once at the end if it never beat the untrained model)."""
-    meta = {**(card or {}), "epochs": epochs, "batch_size": batch_size, "lr": lr, "warmup": warmup, "seed": seed,
-            "train_examples": len(train), "dev_examples": len(dev)}
+    opts = FitOptions(**{"epochs": 2, "lr": 1e-4, **fit})
+    meta = {**(card or {}), "epochs": opts.epochs, "batch_size": opts.batch_size, "lr": opts.lr, "warmup": opts.warmup,
+            "seed": opts.seed, "train_examples": len(train), "dev_examples": len(dev)}
 
     def save(epoch: int, result: TrainResult) -> None:
         if out is not None:
@@ -54,10 +50,9 @@ def train_span_reader(
                               "history": result.history, "train_seconds": round(result.seconds, 1)})
 
     result = fine_tune(reader.selector.model, reader.selector.loss, train,
-                       (lambda: evaluate_reader(reader, dev)) if dev else None, epochs=epochs, batch_size=batch_size,
-                       lr=lr, warmup=warmup, weight_decay=weight_decay, max_steps=max_steps, max_minutes=max_minutes,
-                       seed=seed, progress=progress, desc="train span reader", evaluate_before=True,
-                       on_best=lambda epoch, r: save(epoch, r) if epoch > 0 else None)
+                       (lambda: evaluate_reader(reader, dev)) if dev else None, progress=progress,
+                       desc="train span reader", evaluate_before=True,
+                       on_best=lambda epoch, r: save(epoch, r) if epoch > 0 else None, **asdict(opts))
     if result.best_epoch == 0:  # dev never improved on the untrained model: still save
         save(0, result)
     return result
