@@ -23,23 +23,15 @@ def register(app: typer.Typer) -> None:
     app.command("dataset-stats")(dataset_stats)
 
 
-def _ints(text: str, option: str, n: int = 3) -> tuple[int, ...]:
+def _numbers(text: str, option: str, kind: type = int, n: int = 3) -> tuple:
+    """``n`` comma-separated numbers of ``kind`` (int or float), or an :class:`InputError` naming ``option``."""
+    what = "integers" if kind is int else "numbers"
     try:
-        values = tuple(int(x) for x in text.split(","))
+        values = tuple(kind(x) for x in text.split(","))
     except ValueError:
-        raise InputError(f"{option}: expected {n} comma-separated integers, got {text!r}") from None
+        values = ()
     if len(values) != n:
-        raise InputError(f"{option}: expected {n} comma-separated integers, got {text!r}")
-    return values
-
-
-def _floats(text: str, option: str, n: int = 3) -> tuple[float, ...]:
-    try:
-        values = tuple(float(x) for x in text.split(","))
-    except ValueError:
-        raise InputError(f"{option}: expected {n} comma-separated numbers, got {text!r}") from None
-    if len(values) != n:
-        raise InputError(f"{option}: expected {n} comma-separated numbers, got {text!r}")
+        raise InputError(f"{option}: expected {n} comma-separated {what}, got {text!r}")
     return values
 
 
@@ -81,11 +73,11 @@ def build_dataset(
         from graphhop.datasets.kgqa import data_root
 
         records = iter_entailmentbank_records(data_root(data), splits=[s for s in splits.split(",") if s], limit=limit,
-                                              seed=seed, ratios=_ints(split, "--split"))
+                                              seed=seed, ratios=_numbers(split, "--split"))
         stats = write_dataset(records, out, "entailmentbank", progress=progress)
     else:
-        config = BuildConfig(seed=seed, distractors=distractors, group_probs=_floats(group_probs, "--group-probs"),
-                             corpus_size=corpus_size, max_paths=max_paths, split_ratios=_ints(split, "--split"))
+        config = BuildConfig(seed=seed, distractors=distractors, group_probs=_numbers(group_probs, "--group-probs", float),
+                             corpus_size=corpus_size, max_paths=max_paths, split_ratios=_numbers(split, "--split"))
         enc = None
         if encoder.lower() != "none":
             from graphhop.models.encoder import load_encoder, set_threads

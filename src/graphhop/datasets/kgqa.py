@@ -139,6 +139,15 @@ def _open_lines(path: Path):
             yield lineno, line
 
 
+def _tsv_rows(path: Path, min_fields: int, what: str):
+    """``(line number, tab-separated fields)`` of each non-blank line; fewer than ``min_fields`` fields is an error."""
+    for lineno, line in _open_lines(path):
+        fields = line.split("\t")
+        if len(fields) < min_fields:
+            raise InputError(f"{path}:{lineno}: expected {what} tab-separated fields, found {len(fields)}")
+        yield lineno, fields
+
+
 def _group(name: str, rows, hops: int) -> list[QAExample]:
     groups: "OrderedDict[str, QAExample]" = OrderedDict()
     for question, answers, paths in rows:
@@ -167,10 +176,7 @@ def load_pathquestion(path: str | Path, name: str = "pathquestion", hops: int = 
     """PathQuestion (PQ/PQL): ``question \\t answer(alias/...) \\t h#r#e1#r2#e2[#<end>#answer]``."""
     path = Path(path)
     rows = []
-    for lineno, line in _open_lines(path):
-        fields = line.split("\t")
-        if len(fields) < 3:
-            raise InputError(f"{path}:{lineno}: expected 3 tab-separated fields, found {len(fields)}")
+    for lineno, fields in _tsv_rows(path, 3, "3"):
         rows.append((fields[0].strip(), _split_answers(fields[1]), [parse_path(fields[2], f"{path}:{lineno}")]))
     return _group(name, rows, hops)
 
@@ -182,10 +188,7 @@ def load_wc2014(path: str | Path, name: str = "wc2014") -> list[QAExample]:
     """
     path = Path(path)
     rows = []
-    for lineno, line in _open_lines(path):
-        fields = line.split("\t")
-        if len(fields) < 4:
-            raise InputError(f"{path}:{lineno}: expected at least 4 tab-separated fields, found {len(fields)}")
+    for lineno, fields in _tsv_rows(path, 4, "at least 4"):
         answers = [fields[1].strip()] + [a for a in _split_answers(fields[3]) if a != fields[1].strip()]
         paths = [parse_path(p, f"{path}:{lineno}") for p in fields[2].split("*")]
         rows.append((fields[0].strip(), answers, paths))

@@ -72,6 +72,13 @@ def _field(obj: Any, key: str, where: str, kind: type | tuple[type, ...] = str) 
     return value
 
 
+def _example(row: dict[str, Any], qid: str, where: str, answer: str, answers: list[str], gold: list[str],
+             gold_titles: list[str], **extra: Any) -> TextQAExample:
+    """One loaded question (its text read from ``row``, errors naming ``where``)."""
+    return TextQAExample(id=qid, question=_field(row, "question", where), answer=answer, answers=answers, gold=gold,
+                         gold_titles=gold_titles, **extra)
+
+
 def load_hotpotqa(path: str | Path, corpus: str | Path | None = None) -> list[TextQAExample]:
     """HotpotQA questions (a JSON list with ``_id``, ``question``, ``answer``, ``type``, ``supporting_facts``).
 
@@ -102,18 +109,8 @@ def load_hotpotqa(path: str | Path, corpus: str | Path | None = None) -> list[Te
             if missing:
                 raise InputError(f"{where}: gold title {missing[0]!r} is not in the corpus {corpus_path}")
         answer = str(_field(row, "answer", where))
-        out.append(
-            TextQAExample(
-                id=qid,
-                question=_field(row, "question", where),
-                answer=answer,
-                answers=[answer],
-                gold=gold,
-                gold_titles=list(gold),
-                qtype=str(row.get("type", "")),
-                dataset="hotpotqa",
-            )
-        )
+        out.append(_example(row, qid, where, answer, [answer], gold, list(gold), qtype=str(row.get("type", "")),
+                            dataset="hotpotqa"))
     return out
 
 
@@ -159,19 +156,9 @@ def load_musique(path: str | Path, corpus: str | Path | None = None) -> list[Tex
             gold.append(ids[key])
             titles.append(key[0])
         answer = str(_field(row, "answer", where))
-        out.append(
-            TextQAExample(
-                id=qid,
-                question=_field(row, "question", where),
-                answer=answer,
-                answers=[answer, *[str(a) for a in row.get("answer_aliases", [])]],
-                gold=gold,
-                gold_titles=titles,
-                qtype=qid.split("__", 1)[0] if "__" in qid else "",
-                dataset="musique",
-                ordered=ordered,
-            )
-        )
+        aliases = [str(a) for a in row.get("answer_aliases", [])]
+        out.append(_example(row, qid, where, answer, [answer, *aliases], gold, titles,
+                            qtype=qid.split("__", 1)[0] if "__" in qid else "", dataset="musique", ordered=ordered))
     return out
 
 
@@ -237,19 +224,8 @@ def load_entailmentbank_task3(
             else:
                 unmapped += 1
         answer = str(row.get("answer", ""))
-        out.append(
-            TextQAExample(
-                id=qid,
-                question=_field(row, "question", where),
-                answer=answer,
-                answers=[answer],
-                gold=gold,
-                gold_titles=[sentences[g] for g in gold],
-                qtype="entailment",
-                dataset="entailmentbank",
-                unmapped=unmapped,
-            )
-        )
+        out.append(_example(row, qid, where, answer, [answer], gold, [sentences[g] for g in gold], qtype="entailment",
+                            dataset="entailmentbank", unmapped=unmapped))
     return out
 
 

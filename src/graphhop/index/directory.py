@@ -23,7 +23,7 @@ import numpy as np
 from graphhop.core import Fact, Hit, InputError, Passage
 from graphhop.index.dense import DENSE_KINDS, DenseIndex, DenseOptions
 from graphhop.index.encode import EncodingOptions
-from graphhop.index.manifest import check_index_fields, read_manifest, verify_checksums, write_manifest
+from graphhop.index.manifest import check_index_fields, read_manifest, sha256_file, verify_checksums, write_manifest
 from graphhop.io import atomic_dir
 from graphhop.index.sparse import SparseIndex, SparseOptions
 from graphhop.kb.verbalize import Verbalizer
@@ -205,14 +205,14 @@ def _build_dense(tmp: Path, out: str | Path, n: int, dense: DenseOptions, model:
     """Encode ``tmp/docs.jsonl`` chunk by chunk (checkpointed) into ``tmp/dense.faiss``; manifest part."""
     from tqdm.auto import tqdm
 
-    from graphhop.index.encode import Checkpoint, chunked, encode_chunks, file_digest, fit_length
+    from graphhop.index.encode import Checkpoint, chunked, encode_chunks, fit_length
     from graphhop.models.encoder import canonical_model_name
 
     step, requested = max(1, n // 5000), encoding.max_length
     encoding, length_fit = fit_length(encoding, model, (dense_text(d) for i, d in enumerate(_iter_docs(tmp / "docs.jsonl"))
                                                         if i % step == 0))
     texts = (dense_text(d) for d in _iter_docs(tmp / "docs.jsonl"))
-    fingerprint = {"docs_sha256": file_digest(tmp / "docs.jsonl"), "count": n, "chunk": chunk,
+    fingerprint = {"docs_sha256": sha256_file(tmp / "docs.jsonl"), "count": n, "chunk": chunk,
                    "model": canonical_model_name(model), "backend": encoding.backend,
                    "max_length": requested}  # a fitted length follows from the documents (docs_sha256): same fingerprint
     checkpoint = Checkpoint.open(out, fingerprint, encoding.resume)

@@ -12,7 +12,6 @@ Chunks are encoded in-process by default, or by a Ray Data actor pool (``engine=
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -24,7 +23,7 @@ import numpy as np
 
 from graphhop.core import InputError
 
-__all__ = ["EncodingOptions", "Checkpoint", "checkpoint_dir", "file_digest", "encode_chunks", "fit_length", "ENGINES"]
+__all__ = ["EncodingOptions", "Checkpoint", "checkpoint_dir", "encode_chunks", "fit_length", "ENGINES"]
 
 ENGINES = ("local", "ray")
 Encode = Callable[[list[str]], np.ndarray]
@@ -91,15 +90,6 @@ def checkpoint_dir(out: str | Path) -> Path:
     """Where the build of ``out`` keeps its encoded chunks until it finishes."""
     out = Path(out)
     return out.parent / f".{out.name}.checkpoint"
-
-
-def file_digest(path: Path, chunk: int = 1 << 20) -> str:
-    """SHA-256 of a file (the documents a checkpoint belongs to)."""
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        while block := fh.read(chunk):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 class Checkpoint:

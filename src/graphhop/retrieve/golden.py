@@ -107,21 +107,15 @@ def title_match_factor(query: str, title: str | None) -> float:
     q = query.strip()
     queries = {q, _strip_the(q)}
     lowered = {x.lower() for x in queries}
-    titles = {title, _strip_the(title)}
-    if queries & titles:
-        return 1.5
-    if lowered & {t.lower() for t in titles}:
-        return 1.2
-    if _contains_words(q, title):
-        return 1.1
-    core = core_title(title)
-    cores = {core, _strip_the(core)}
-    if queries & cores:
-        return 1.2
-    if lowered & {c.lower() for c in cores}:
-        return 1.1
-    if _contains_words(q, core):
-        return 1.05
+    # the title's rules first, then the same three for the title without its parenthetical
+    for name, factors in ((title, (1.5, 1.2, 1.1)), (core_title(title), (1.2, 1.1, 1.05))):
+        names = {name, _strip_the(name)}
+        if queries & names:
+            return factors[0]
+        if lowered & {n.lower() for n in names}:
+            return factors[1]
+        if _contains_words(q, name):
+            return factors[2]
     return 1.0
 
 
