@@ -35,6 +35,18 @@ def data_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
+def toy_facts() -> list:
+    """The toy KB the index and retriever tests share: nine facts, ids ``"0"`` to ``"8"`` in this order."""
+    from graphhop.core import Fact
+
+    rows = [("Paris", "capital_of", "France"), ("Berlin", "capital_of", "Germany"),
+            ("Mona_Lisa", "painted_by", "Leonardo_da_Vinci"), ("Leonardo_da_Vinci", "born_in", "Vinci"),
+            ("Danube", "flows_through", "Vienna"), ("Louvre", "located_in", "Paris"), ("Vinci", "located_in", "Italy"),
+            ("The_Night_Watch", "painted_by", "Rembrandt"), ("France", "currency", "Euro")]
+    return [Fact(h, r, t, str(i)) for i, (h, r, t) in enumerate(rows)]
+
+
+@pytest.fixture(scope="session")
 def encoder():
     """The bundled MiniLM encoder (loaded once)."""
     from graphhop.models.encoder import load_encoder

@@ -264,22 +264,12 @@ def test_cli_build_and_stats_on_a_tiny_data_root(tmp_path):
     assert "--split: expected 3 comma-separated integers" in str(res.exception)
 
 
-def test_seq2seq_data_to_text_with_a_tiny_local_model(tmp_path):
+def test_seq2seq_data_to_text_with_a_tiny_local_model(tmp_path, tiny_t5):
     """The pluggable data-to-text interface loads a seq2seq model from a local path (no download)."""
-    import torch
-    from transformers import AutoTokenizer, T5Config, T5ForConditionalGeneration
-
     from graphhop.core import GraphhopError
     from graphhop.datasets.builder import Seq2SeqDataToText, mentions_all_entities
-    from graphhop.models.encoder import resolve_model
 
-    tok = AutoTokenizer.from_pretrained(resolve_model(None))
-    torch.manual_seed(0)
-    config = T5Config(vocab_size=tok.vocab_size, d_model=16, d_kv=8, d_ff=32, num_layers=1, num_heads=2,
-                      decoder_start_token_id=tok.pad_token_id, pad_token_id=tok.pad_token_id, eos_token_id=tok.sep_token_id)
-    T5ForConditionalGeneration(config).save_pretrained(tmp_path / "t5")
-    tok.save_pretrained(tmp_path / "t5")
-    d2t = Seq2SeqDataToText(str(tmp_path / "t5"), batch_size=2, max_new_tokens=5)
+    d2t = Seq2SeqDataToText(str(tiny_t5), batch_size=2, max_new_tokens=5)
     group = [("Mona_Lisa", "painted_by", "Leonardo_da_Vinci")]
     assert d2t.linearize(group) == "<H> Mona Lisa <R> painted by <T> Leonardo da Vinci"
     out = d2t.verbalize([group, group, [("Paris", "capital_of", "France")]])

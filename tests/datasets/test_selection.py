@@ -64,20 +64,10 @@ def test_with_bundled_bertscore_prefers_the_relation_names() -> None:
     assert best == 2
 
 
-def test_seq2seq_candidates_with_a_tiny_local_model(tmp_path) -> None:
-    import torch
-    from transformers import AutoTokenizer, T5Config, T5ForConditionalGeneration
-
+def test_seq2seq_candidates_with_a_tiny_local_model(tiny_t5) -> None:
     from graphhop.datasets.builder import Seq2SeqDataToText
-    from graphhop.models.encoder import resolve_model
 
-    tok = AutoTokenizer.from_pretrained(resolve_model(None))
-    torch.manual_seed(0)
-    config = T5Config(vocab_size=tok.vocab_size, d_model=16, d_kv=8, d_ff=32, num_layers=1, num_heads=2,
-                      decoder_start_token_id=tok.pad_token_id, pad_token_id=tok.pad_token_id, eos_token_id=tok.sep_token_id)
-    T5ForConditionalGeneration(config).save_pretrained(tmp_path / "t5")
-    tok.save_pretrained(tmp_path / "t5")
-    d2t = Seq2SeqDataToText(str(tmp_path / "t5"), batch_size=2, max_new_tokens=5, num_candidates=3)
+    d2t = Seq2SeqDataToText(str(tiny_t5), batch_size=2, max_new_tokens=5, num_candidates=3)
     groups = [GROUP, [("Paris", "capital_of", "France")], GROUP]
     cands = d2t.candidates(groups)
     assert [len(c) for c in cands] == [3, 3, 3] and cands[0] == cands[2]

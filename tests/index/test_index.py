@@ -3,31 +3,22 @@ import json
 import numpy as np
 import pytest
 
-from graphhop.core import Fact, InputError
+from graphhop.core import InputError
 from graphhop.index.dense import DenseIndex, DenseOptions
 from graphhop.index.directory import KnowledgeIndex, build_index, documents_from_facts
 from graphhop.io import atomic_dir
 from graphhop.index.sparse import SparseIndex, SparseOptions, bigrams
 
-FACTS = [
-    Fact("Paris", "capital_of", "France", "0"),
-    Fact("Berlin", "capital_of", "Germany", "1"),
-    Fact("Mona_Lisa", "painted_by", "Leonardo_da_Vinci", "2"),
-    Fact("Leonardo_da_Vinci", "born_in", "Vinci", "3"),
-    Fact("Danube", "flows_through", "Vienna", "4"),
-]
-
-
 @pytest.fixture(scope="module")
-def built(tmp_path_factory, encoder):
+def built(tmp_path_factory, encoder, toy_facts):
     out = tmp_path_factory.mktemp("idx") / "kb"
-    build_index(documents_from_facts(FACTS), out, dense=DenseOptions("flat"), progress=False)
+    build_index(documents_from_facts(toy_facts), out, dense=DenseOptions("flat"), progress=False)
     return out
 
 
 def test_manifest_records_model_dim_counts_options_checksums(built):
     m = json.loads((built / "manifest.json").read_text())
-    assert m["format_version"] == 1 and m["count"] == 5 and m["doc_type"] == "facts"
+    assert m["format_version"] == 1 and m["count"] == 9 and m["doc_type"] == "facts"
     assert m["dense"]["model"] == "sentence-transformers/all-MiniLM-L6-v2" and m["dense"]["dim"] == 384
     assert m["dense"]["options"]["kind"] == "flat" and m["sparse"]["options"]["title_boost"] == 1.25
     assert "docs.jsonl" in m["files"] and "dense.faiss" in m["files"]
@@ -35,7 +26,7 @@ def test_manifest_records_model_dim_counts_options_checksums(built):
     assert all(len(v["sha256"]) == 64 for v in m["files"].values())
 
 
-def test_round_trip_gives_identical_results(built):
+def test_round_trip_gives_identical_results(built, toy_facts):
     from graphhop.retrieve import make_retriever
 
     a = KnowledgeIndex.open(built)
@@ -44,10 +35,10 @@ def test_round_trip_gives_identical_results(built):
         ra = make_retriever(a, method).search(["who painted the mona lisa"], 5)
         rb = make_retriever(b, method).search(["who painted the mona lisa"], 5)
         assert ra == rb and ra[0][0].id == "2"
-    assert a.docs["2"].fact == FACTS[2]
+    assert a.docs["2"].fact == toy_facts[2]
 
 
-def test_corruption_is_detected(built, tmp_path):
+def test_corruption_is_detected(built, tmp_path, toy_facts):
     import shutil
 
     copy = tmp_path / "copy"
@@ -102,11 +93,11 @@ def test_mismatched_model_or_dimension(built, tmp_path):
 
     m["digest"] = manifest_digest(m)  # a consistent manifest that still disagrees with dense.faiss
     (copy / "manifest.json").write_text(json.dumps(m))
-    with pytest.raises(InputError, match="dimension 384, manifest says 5 of dimension 768"):
+    with pytest.raises(InputError, match="dimension 384, manifest says 9 of dimension 768"):
         KnowledgeIndex.open(copy).dense
 
 
-def test_failed_build_keeps_existing_index(built, tmp_path):
+def test_failed_build_keeps_existing_index(built, tmp_path, toy_facts):
     import shutil
 
     target = tmp_path / "keep"
@@ -114,7 +105,7 @@ def test_failed_build_keeps_existing_index(built, tmp_path):
     before = (target / "manifest.json").read_text()
 
     def broken():
-        yield from documents_from_facts(FACTS[:2])
+        yield from documents_from_facts(toy_facts[:2])
         raise InputError("kb.tsv:3: boom")
 
     with pytest.raises(InputError, match="boom"):
@@ -123,7 +114,7 @@ def test_failed_build_keeps_existing_index(built, tmp_path):
     KnowledgeIndex.open(target)  # still valid
     assert not [p for p in tmp_path.iterdir() if ".tmp-" in p.name]
     with pytest.raises(InputError, match="already exists"):
-        build_index(documents_from_facts(FACTS), target, dense=None, progress=False)
+        build_index(documents_from_facts(toy_facts), target, dense=None, progress=False)
 
 
 def test_atomic_dir_replaces_on_success(tmp_path):

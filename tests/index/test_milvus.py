@@ -4,37 +4,27 @@ from __future__ import annotations
 
 import pytest
 
-from graphhop.core import Fact, InputError
+from graphhop.core import InputError
 from graphhop.index.dense import DenseOptions
 from graphhop.index.directory import KnowledgeIndex, build_index, documents_from_facts
 from graphhop.index.milvus import MilvusTarget, collection_name
 
 pytest.importorskip("milvus_lite")
 
-FACTS = [
-    Fact("Paris", "capital_of", "France", "0"),
-    Fact("Berlin", "capital_of", "Germany", "1"),
-    Fact("Mona_Lisa", "painted_by", "Leonardo_da_Vinci", "2"),
-    Fact("Leonardo_da_Vinci", "born_in", "Vinci", "3"),
-    Fact("Danube", "flows_through", "Vienna", "4"),
-    Fact("Louvre", "located_in", "Paris", "5"),
-]
-
-
 @pytest.mark.slow
-def test_milvus_matches_faiss_and_serves_bm25(tmp_path, encoder):
+def test_milvus_matches_faiss_and_serves_bm25(tmp_path, encoder, toy_facts):
     from graphhop.retrieve import make_retriever
 
     target = MilvusTarget(str(tmp_path / "kb.db"), collection_name("kb-1"))
     assert target.collection == "kb_1"
-    build_index(documents_from_facts(FACTS), tmp_path / "kb", dense=DenseOptions("flat"), progress=False, chunk=4,
+    build_index(documents_from_facts(toy_facts), tmp_path / "kb", dense=DenseOptions("flat"), progress=False, chunk=4,
                 milvus=target)
     index = KnowledgeIndex.open(tmp_path / "kb")
     assert index.manifest["dense"]["milvus"] == target.to_dict()
     questions = ["who painted the mona lisa", "what is the capital of germany", "where is the louvre"]
     faiss_hits = make_retriever(index, "dense").search(questions, 6)
     milvus = make_retriever(index, "milvus-dense")
-    assert len(milvus.store) == len(FACTS)
+    assert len(milvus.store) == len(toy_facts)
     milvus_hits = milvus.search(questions, 6)
     assert [[h.id for h in r] for r in milvus_hits] == [[h.id for h in r] for r in faiss_hits]  # same order, all 6
     for a, b in zip(milvus_hits, faiss_hits):

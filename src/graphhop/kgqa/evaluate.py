@@ -25,13 +25,13 @@ Samples are even strides over the question file, never its first lines.
 
 from __future__ import annotations
 
-import json
 import time
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from graphhop.core import InputError, QAExample
+from graphhop.kb.loaders import iter_jsonl
 from graphhop.kgqa.link import tokens
 
 __all__ = ["stride_sample", "load_regression", "score_example", "summarize", "evaluate_examples", "evaluate_dataset"]
@@ -67,16 +67,13 @@ def load_regression(folder: str | Path) -> tuple[Path, list[QAExample]]:
         if not f.is_file():
             raise InputError(f"{f}: no such file")
     out = []
-    for lineno, line in enumerate(qfile.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
+    for lineno, row in iter_jsonl(qfile):
         try:
-            row = json.loads(line)
             facts = [tuple(t) for t in (row.get("gold_facts") or row.get("gold_path") or [])]
             out.append(QAExample(str(row.get("id", lineno)), row["question"], [str(a) for a in row["answers"]],
                                  facts, [facts] if facts else [], int(row.get("hops", len(facts))),
                                  row.get("type") or row.get("qtype") or "query"))
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError) as exc:
             raise InputError(f"{qfile}:{lineno}: bad question line ({exc})") from None
     return kb, out
 
