@@ -52,6 +52,15 @@ class _Search:
         self.encoder = None
 
 
+class _FlatEncoder:
+    """Every text the same vector: the answer-type fit is a tie, so the walk alone decides."""
+
+    def encode(self, texts, **_):
+        import numpy as np
+
+        return np.full((len(texts), 4), 0.5, dtype=np.float32)
+
+
 DOCS = [
     _Doc("f1", "Night Ferry to Kestrin", "Night Ferry to Kestrin is a 1994 drama film directed by Mara Voss. "
          "It was shot on the island of Kestrin and stars Tomas Arlen."),
@@ -96,3 +105,23 @@ def test_walk_reaches_the_answer_through_the_bridge_entity():
     assert [e.target for e in best.edges][0] == "Mara Voss" and best.path == ("f1", "f2")
     counted = reader.walk(["Mara Voss"], frozenset({"direct"}))
     assert {"Night Ferry to Kestrin", "The Salt Road"} <= {s.entity for s in counted}
+
+
+def test_walk_retriever_ranks_the_walked_passages_first():
+    from graphhop.read.walk import WalkRetriever
+
+    search = _Search(DOCS)
+    search.first_stage = lambda queries, vecs: [[_Hit("f4"), _Hit("f1")]]
+    search.encode_queries = lambda queries: None
+    ranking = WalkRetriever(search, encoder=_FlatEncoder(), soft=None).search(["Where was the director of Night Ferry to Kestrin born?"], 3)[0]
+    assert [h.id for h in ranking] == ["f1", "f2", "f4"]
+    assert ranking[0].score > ranking[1].score > ranking[2].score
+
+
+def test_yes_no_claims_hold_only_where_the_text_says_what_the_answer_is():
+    from graphhop.read.text_qa import _after_answer, _first_sentence
+
+    sentence = "Frédéric Chopin was a composer born in 1810 in Żelazowa Wola, a village in Poland."
+    assert "Poland" in _after_answer(sentence, "Żelazowa Wola")
+    assert "Chopin" not in _after_answer(sentence, "Żelazowa Wola")
+    assert _first_sentence("Merrin is a province. It borders Lusk.") == "Merrin is a province."

@@ -20,7 +20,8 @@ __all__ = ["open_or_build_index", "golden_systems", "evaluate_methods", "GOLDEN_
 
 DEFAULT_INDEX_DIR = Path(".cache/golden")
 #: Methods ``eval-golden`` knows, in table order.
-METHOD_NAMES = ("bm25", "dense", "hybrid", "mdr", "oracle", "oracle-rank", "golden", "golden-learned", "golden-rule")
+METHOD_NAMES = ("bm25", "dense", "hybrid", "mdr", "texthop", "walk", "oracle", "oracle-rank", "golden", "golden-learned",
+                "golden-rule")
 
 
 def open_or_build_index(dataset: str, corpus: Path, index_dir: Path, dense: bool = True, progress: bool = False):
@@ -114,6 +115,16 @@ def golden_systems(
         stage = mdr_stage(index, max_hops, mdr_beam)
         return System(lambda qs: [Prediction(ranking=r, cache={"hops": max_hops}) for r in stage.search(qs, depth)])
 
+    def hop_by_hop(method: str) -> System:
+        """Issue 13's passage retrievers over the whole index: ``texthop`` (beam of paths, dense + BM25 +
+        entity links) and ``walk`` (the walk reader's evidence walks); both fill ``depth`` from hybrid."""
+        from graphhop.read.walk import WalkRetriever
+        from graphhop.retrieve.texthop import HopSearch, TextHopRetriever
+
+        hop_search = HopSearch(index, depth=depth)
+        stage = TextHopRetriever(hop_search, hops=max_hops) if method == "texthop" else WalkRetriever(hop_search)
+        return System(lambda qs: [Prediction(ranking=r, cache={"hops": max_hops}) for r in stage.search(qs, depth)])
+
     def oracle(select: str) -> System:
         def predict(qs: list[str]) -> list[Prediction]:
             out = []
@@ -131,7 +142,7 @@ def golden_systems(
         return System(lambda qs: _traced(retriever.retrieve(qs, depth)))
 
     makers = {"bm25": lambda: single("bm25"), "dense": lambda: single("dense"), "hybrid": lambda: single("hybrid"),
-              "mdr": mdr, "oracle": lambda: oracle("shortest"), "oracle-rank": lambda: oracle("rank"),
+              "mdr": mdr, "texthop": lambda: hop_by_hop("texthop"), "walk": lambda: hop_by_hop("walk"), "oracle": lambda: oracle("shortest"), "oracle-rank": lambda: oracle("rank"),
               "golden": lambda: golden("fixed"), "golden-learned": lambda: golden("learned"),
               "golden-rule": lambda: golden("rule")}
     return {m: makers[m]() for m in methods}

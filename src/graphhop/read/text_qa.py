@@ -172,7 +172,7 @@ def _after_answer(sentence: str, answer: str) -> str:
 def _first_sentence(text: str) -> str:
     """A passage's first sentence (how it describes its title)."""
     m = re.search(r"[.!?](?:\s|$)", text)
-    return text[: m.end()] if m else text
+    return (text[: m.end()] if m else text).strip()
 
 
 def _clean(text: str) -> str:

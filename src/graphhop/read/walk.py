@@ -34,7 +34,7 @@ from typing import Any, Sequence
 
 from graphhop.kb.names import fold_name, name_mentions, name_spans
 
-__all__ = ["Edge", "SentenceGraph", "WalkReader", "question_words", "relation_keys", "word_key"]
+__all__ = ["Edge", "SentenceGraph", "WalkReader", "WalkRetriever", "question_words", "relation_keys", "word_key"]
 
 _STOP = set("""a an the of in on at to for by with and or is was are were be been being do does did has have had
 what which who whom whose where when why how that this these those it its he she they his her their there as into than
@@ -417,3 +417,25 @@ def _clause_after(sentence: str, name: str) -> str:
 
 def _rank(state: _State) -> tuple[int, int, int]:
     return (len(state.covered), -state.reused, -len(state.edges))
+
+
+class WalkRetriever:
+    """The walk reader as a passage retriever: passages ranked by the readings' walks (best first),
+    then the hop search's first stage (dense + BM25) for the question to fill ``k``."""
+
+    def __init__(self, search: Any, **options: Any) -> None:
+        self.hop_search = search
+        self.reader = WalkReader(search, **options)
+
+    def search_one(self, question: str, k: int) -> list[Any]:
+        """One ranking (:class:`~graphhop.core.Hit` list)."""
+        from graphhop.retrieve.texthop import ranked_ids
+
+        _, readings = self.reader.read(question)
+        walked = [d for r in sorted(readings, key=lambda r: -r.margin) for d in r.path]
+        fill = self.hop_search.first_stage([question], self.hop_search.encode_queries([question]))[0]
+        return ranked_ids(walked + [h.id for h in fill], k)
+
+    def search(self, questions: Sequence[str], k: int = 10) -> list[list[Any]]:
+        """One ranking per question."""
+        return [self.search_one(q, k) for q in questions]

@@ -222,6 +222,16 @@ class TextHopRetriever:
                 prev = doc_id
         return graph
 
+    def search(self, questions: Sequence[str], k: int = 10) -> list[Ranking]:
+        """Passages ranked by the paths they lie on (every depth's beam, best path first, each path's
+        passages in order), then the first stage's hits of the question to fill ``k``."""
+        out = []
+        for q in questions:
+            paths = sorted((p for beam in self.retrieve_paths(q) for p in beam), key=lambda p: -p.score)
+            fill = self.search.first_stage([q], self.search.encode_queries([q]))[0]
+            out.append(ranked_ids([d for p in paths for d in p.ids] + [h.id for h in fill], k))
+        return out
+
     def retrieve_graph(self, question: str) -> EvidenceGraph:
         """The evidence graph of ``question`` (every depth's beam)."""
         return self.graph_from_paths(question, [p for beam in self.retrieve_paths(question) for p in beam])
@@ -231,6 +241,11 @@ def _reaches(graph: EvidenceGraph, source: str, target: str) -> bool:
     import networkx as nx
 
     return source in graph.g and target in graph.g and nx.has_path(graph.g, source, target)
+
+
+def ranked_ids(ids: Sequence[str], k: int) -> Ranking:
+    """The first ``k`` distinct ids as a ranking (scores fall with the rank)."""
+    return [Hit(d, 1.0 / (1 + i)) for i, d in enumerate(list(dict.fromkeys(ids))[:k])]
 
 
 def path_text(search: HopSearch, path: Sequence[str]) -> str:
