@@ -66,3 +66,17 @@ def test_links_only_follows_entity_links_after_the_first_hop(films_index):
     nxt = search.candidates("Where was the director of Night Ferry to Kestrin born?", [("f1",)], 10)[0]
     assert {h.id for h in nxt} == {"f2", "f5"}           # f1 names Mara Voss and Tomas Arlen
     assert search.candidates("q", [()], 3)[0]            # the first hop still searches the index
+
+
+@pytest.mark.slow
+def test_rank_puts_the_passages_of_the_best_paths_first(films_index):
+    from graphhop.read.walk import WalkRetriever
+    from graphhop.retrieve.texthop import HopSearch, TextHopRetriever
+
+    search = HopSearch(films_index)
+    question = "Where was the director of Night Ferry to Kestrin born?"
+    ranking = TextHopRetriever(search, hops=2).rank([question], 10)[0]
+    assert len(ranking) == 10 and len({h.id for h in ranking}) == 10
+    assert {"f1", "f2"} <= {h.id for h in ranking[:4]}
+    walked = WalkRetriever(search).rank([question], 5)[0]
+    assert [h.id for h in walked[:2]] == ["f1", "f2"]

@@ -123,7 +123,7 @@ def golden_systems(
 
         hop_search = HopSearch(index, depth=depth)
         stage = TextHopRetriever(hop_search, hops=max_hops) if method == "texthop" else WalkRetriever(hop_search)
-        return System(lambda qs: [Prediction(ranking=r, cache={"hops": max_hops}) for r in stage.search(qs, depth)])
+        return System(lambda qs: [Prediction(ranking=r, cache={"hops": max_hops}) for r in stage.rank(qs, depth)])
 
     def oracle(select: str) -> System:
         def predict(qs: list[str]) -> list[Prediction]:

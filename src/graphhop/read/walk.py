@@ -436,6 +436,6 @@ class WalkRetriever:
         fill = self.hop_search.first_stage([question], self.hop_search.encode_queries([question]))[0]
         return ranked_ids(walked + [h.id for h in fill], k)
 
-    def search(self, questions: Sequence[str], k: int = 10) -> list[list[Any]]:
+    def rank(self, questions: Sequence[str], k: int = 10) -> list[list[Any]]:
         """One ranking per question."""
         return [self.search_one(q, k) for q in questions]

@@ -222,7 +222,7 @@ class TextHopRetriever:
                 prev = doc_id
         return graph
 
-    def search(self, questions: Sequence[str], k: int = 10) -> list[Ranking]:
+    def rank(self, questions: Sequence[str], k: int = 10) -> list[Ranking]:
         """Passages ranked by the paths they lie on (every depth's beam, best path first, each path's
         passages in order), then the first stage's hits of the question to fill ``k``."""
         out = []
