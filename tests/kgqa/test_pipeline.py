@@ -76,3 +76,23 @@ def test_threshold_withholds_the_answer_but_keeps_the_chain() -> None:
     assert res["answer"] == "" and not res["supported"]
     assert res["support"] and "no supported answer" in res["trace"]["reason"]
     assert res["trace"]["best_guess"]
+
+
+def test_topic_is_an_answer_unless_the_path_walks_straight_back() -> None:
+    """PathQuestion's loops (`X tracks X`; the child of X's parent) may answer with the topic; a relation
+    walked out and straight back (`X artist Y`, `Y` ^artist `X`) never does."""
+    from graphhop.kgqa.pipeline import KGQA, walks_back
+
+    assert walks_back([(0, True), (0, False)]) and walks_back([(1, True), (0, False), (0, True)])
+    assert not walks_back([(0, True), (0, True)]) and not walks_back([(0, True), (1, False)]) and not walks_back([(0, True)])
+    facts = [("Believe", "tracks", "Believe"), ("Believe", "artist", "Cher"), ("Cher", "genre", "Pop"),
+             ("Shah Shuja", "parent", "Mumtaz Mahal"), ("Mumtaz Mahal", "child", "Shah Shuja")]
+    kgqa = KGQA(KGStore.from_facts(Fact(h, r, t, f"f{i}") for i, (h, r, t) in enumerate(facts)), max_hops=2)
+    res = kgqa.ask("what is the tracks of Believe 's tracks ?")
+    assert res["answer"] == "Believe" and _triples(res) == {facts[0]}
+    res = kgqa.ask("who is the child of Shah Shuja 's parent ?")
+    assert res["answer"] == "Shah Shuja" and _triples(res) == {facts[3], facts[4]}
+    (believe,) = kgqa.linker.link("Believe")
+    kept = {tuple(kgqa.describe(r, p)["relation_path"]) for r in [kgqa.read("what is the artist of Believe 's artist ?", believe)]
+            for p in r.paths}
+    assert ("tracks", "tracks") in kept and ("artist", "^artist") not in kept and ("artist", "genre") in kept

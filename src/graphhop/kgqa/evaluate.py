@@ -34,7 +34,8 @@ from graphhop.core import InputError, QAExample
 from graphhop.kb.loaders import iter_jsonl
 from graphhop.kgqa.link import tokens
 
-__all__ = ["stride_sample", "load_regression", "score_example", "summarize", "evaluate_examples", "evaluate_dataset"]
+__all__ = ["stride_sample", "load_regression", "score_example", "summarize", "evaluate_examples", "evaluate_dataset",
+           "selection_examples"]
 
 Triple = tuple[str, str, str]
 
@@ -179,6 +180,23 @@ def _timing(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
     warm = [r["seconds"] for r in rows[1:]] or [rows[0]["seconds"]]
     return {"first_seconds": round(rows[0]["seconds"], 4), "mean_seconds": round(statistics.fmean(warm), 4),
             "median_seconds": round(statistics.median(warm), 4)}
+
+
+def selection_examples(name: str, root: str | Path | None = None) -> tuple[Path, list[QAExample]]:
+    """``(kb_file, examples)``: the *selection* part of a dataset's training questions (1 in 10 by md5,
+    never trained on; :func:`graphhop.kgqa.train.is_selection`) of its train split (MetaQA: of the fit
+    half of dev), with gold paths. What pipeline rules are chosen on: never the reported dev questions."""
+    from graphhop.datasets.kgqa import DATASETS, kb_path, load_dataset
+    from graphhop.kgqa.train import TRAIN_SETS, is_selection, metaqa_part
+
+    split = dict(TRAIN_SETS).get(name.lower())
+    if split is None:
+        raise InputError(f"{name}: not a training set of the kgqa scorer (those are {', '.join(n for n, _ in TRAIN_SETS)})")
+    kb = kb_path(name, root)
+    examples = [ex for ex in load_dataset(name, split, root) if is_selection(ex.question)]
+    if DATASETS[name.lower()].family == "metaqa":
+        examples = _metaqa_with_paths([ex for ex in examples if metaqa_part(ex.question) == "fit"], kb, "fit")
+    return kb, examples
 
 
 def _metaqa_with_paths(examples: list[QAExample], kb: Path, split: str) -> list[QAExample]:

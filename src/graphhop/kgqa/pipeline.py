@@ -32,7 +32,7 @@ from graphhop.kgqa.paths import RelPath, chains, expand, path_signature
 from graphhop.kgqa.scorer import MAX_HOPS, PathScorer
 from graphhop.read.ops import parse_number
 
-__all__ = ["Reading", "KGQA", "expected_kind"]
+__all__ = ["Reading", "KGQA", "expected_kind", "walks_back", "TOPIC_ANSWERS"]
 
 _VERBALIZE = Verbalizer()
 _NUMBER_Q = re.compile(r"^(?:when|(?:in )?(?:what|which) year|how (?:old|much|long|tall|big|large|far))\b")
@@ -47,6 +47,20 @@ def expected_kind(text: str) -> str | None:
     if _ENTITY_Q.match(text):
         return "entity"
     return None
+
+
+#: When a path that reaches only the topic entity may answer with it: ``never``, ``always``, or unless
+#: it walks a relation straight back (``no-walk-back``, the default). A path that reaches the topic
+#: and other entities answers with the others first in every case (:meth:`KGQA.answers`).
+TOPIC_ANSWERS = ("no-walk-back", "never", "always")
+
+
+def walks_back(steps: Sequence[tuple[int, bool]]) -> bool:
+    """Whether a relation path takes a relation and then the same relation straight back (``X r Y``,
+    ``Y r^-1 X``): such a path returns to where it started for every fact, so it never answers with
+    the topic entity. (Chosen over "never the topic" and "always" on the selection part of the
+    training questions; docs/RESULTS.md, issue 12.)"""
+    return any(r1 == r2 and f1 != f2 for (r1, f1), (r2, f2) in zip(steps, steps[1:]))
 
 
 @dataclass
@@ -73,7 +87,7 @@ class KGQA:
     method = "kgqa"
 
     def __init__(self, store: KGStore, scorer: PathScorer | None = None, max_hops: int = 3, beam: int = 10,
-                 threshold: float | None = None, max_support: int = 50, allow_topic_answer: bool = False) -> None:
+                 threshold: float | None = None, max_support: int = 50, topic_answers: str = "no-walk-back") -> None:
         if not 1 <= max_hops <= MAX_HOPS:
             raise ValueError(f"max_hops must be in 1..{MAX_HOPS}")
         self.store = store
@@ -83,7 +97,9 @@ class KGQA:
         self.beam = beam
         self.threshold = float(self.scorer.config.get("threshold", 0.0) if threshold is None else threshold)
         self.max_support = max_support
-        self.allow_topic_answer = allow_topic_answer
+        if topic_answers not in TOPIC_ANSWERS:
+            raise ValueError(f"topic_answers must be one of {', '.join(TOPIC_ANSWERS)} (got {topic_answers!r})")
+        self.topic_answers = topic_answers
         self._qcache: dict[str, np.ndarray] = {}
 
     @classmethod
@@ -104,15 +120,19 @@ class KGQA:
              max_hops: int | None = None, text: str | None = None, typed: bool = True) -> Reading:
         """Score relation paths from ``mention`` against ``question`` with ``mask`` (default: the
         mention) replaced by ``X`` (or against ``text``, already masked). Paths that only return
-        to the topic are dropped (unless ``allow_topic_answer``); with ``typed``, so are paths whose
-        ends do not fit the wh-word (:func:`expected_kind`), when some do."""
+        to the topic are dropped as :data:`TOPIC_ANSWERS` says (default ``no-walk-back``: those that walk a
+        relation straight back, :func:`walks_back`; other loops — ``X tracks X``, the child of X's parent —
+        may answer with the topic); with ``typed``, so are paths whose ends do not fit the wh-word
+        (:func:`expected_kind`), when some do."""
         if text is None:
             text = masked(question, list(mask) if mask is not None else [mention])
         q = self.question_vector(text)
         paths = expand(self.store, mention.entities, lambda ps: self.scorer.score_paths(q, self.store, ps, text),
                        max_hops=max_hops or self.max_hops, beam=self.beam)
         topic = set(mention.entities)
-        paths = [p for p in paths if self.allow_topic_answer or not set(p.ends.tolist()) <= topic]
+        if self.topic_answers != "always":
+            paths = [p for p in paths if not set(p.ends.tolist()) <= topic
+                     or (self.topic_answers == "no-walk-back" and not walks_back(p.steps))]
         kind = expected_kind(text) if typed else None
         if kind is not None:
             typed = [p for p in paths if self.is_numeric(p) == (kind == "number")]

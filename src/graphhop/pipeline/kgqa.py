@@ -19,7 +19,7 @@ __all__ = ["KGQAPipeline", "OPTIONS"]
 #: Options of the ``kgqa`` factory, with their defaults (``k`` and ``model`` are accepted and unused:
 #: it reads the whole KB, not retrieved facts).
 OPTIONS: dict[str, Any] = {"hops": 3, "beam": 10, "threshold": None, "weights": None, "k": None, "model": None,
-                           "reader": None}
+                           "reader": None, "topic_answers": "no-walk-back"}
 
 
 class KGQAPipeline(Stage):
@@ -28,10 +28,15 @@ class KGQAPipeline(Stage):
     name = "kgqa"
 
     def __init__(self, index: Any, hops: int = 3, beam: int = 10, threshold: Optional[float] = None,
-                 weights: Optional[str] = None) -> None:
+                 weights: Optional[str] = None, topic_answers: str = "no-walk-back") -> None:
+        from graphhop.kgqa.pipeline import TOPIC_ANSWERS
+
         if not 1 <= hops <= 4:
             raise InputError(f"kgqa reads relation paths of 1..4 hops (got hops={hops})")
+        if topic_answers not in TOPIC_ANSWERS:
+            raise InputError(f"kgqa: topic_answers must be one of {', '.join(TOPIC_ANSWERS)} (got {topic_answers!r})")
         self.index, self.hops, self.beam, self.threshold, self.weights = index, hops, beam, threshold, weights
+        self.topic_answers = topic_answers
         self._kgqa: Any = None
 
     @property
@@ -41,7 +46,7 @@ class KGQAPipeline(Stage):
             from graphhop.kgqa.pipeline import KGQA
 
             self._kgqa = KGQA.from_index(self.index, self.weights, max_hops=self.hops, beam=self.beam,
-                                         threshold=self.threshold)
+                                         threshold=self.threshold, topic_answers=self.topic_answers)
         return self._kgqa
 
     def retrieve_graph(self, questions: Sequence[str]) -> list[Any]:
@@ -64,7 +69,7 @@ def _factory(index: Any, **options: Any) -> KGQAPipeline:
         raise InputError(f"pipeline 'kgqa' does not take option {unknown[0]!r} (it takes {', '.join(OPTIONS)})")
     opts = {**OPTIONS, **given}
     return KGQAPipeline(index, hops=int(opts["hops"]), beam=int(opts["beam"]), threshold=opts["threshold"],
-                        weights=opts["weights"])
+                        weights=opts["weights"], topic_answers=str(opts["topic_answers"]))
 
 
 register("kgqa", _factory, kinds=("facts",),
