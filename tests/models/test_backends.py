@@ -58,3 +58,33 @@ def test_unknown_backend_is_one_line_error():
 
     with pytest.raises(InputError, match="unknown encoder backend 'gpu'"):
         load_backend("gpu")
+
+
+def test_onnx_tokenizes_like_transformers_without_importing_it(tiny_model, cache):
+    """FastTokenizer (tokenizers only) gives the ids, types and masks of the Hugging Face tokenizer, and an
+    exported encoder loads and encodes in a fresh process without importing transformers or torch."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from transformers import AutoTokenizer
+
+    from graphhop.models.backends import FastTokenizer, backend_path, load_backend
+
+    path = backend_path("onnx", tiny_model)
+    fast, slow = FastTokenizer(path / "tokenizer.json", 16), AutoTokenizer.from_pretrained(str(path))
+    want = slow(TEXTS, padding=True, truncation=True, max_length=16, return_tensors="np")
+    got = fast(TEXTS, padding=True, truncation=True, max_length=16)
+    for key in ("input_ids", "attention_mask", "token_type_ids"):
+        np.testing.assert_array_equal(got[key], want[key])
+    assert fast(TEXTS)["input_ids"] == slow(TEXTS, truncation=True, max_length=16)["input_ids"]
+    with pytest.raises(ValueError, match="truncates at 16"):
+        fast(TEXTS, max_length=32)
+    code = ("import sys, json; from graphhop.models.backends import load_backend; "
+            f"v = load_backend('onnx', {str(tiny_model)!r}).encode(['ann was born in paris']); "
+            "print(json.dumps([float(v[0][0]), 'transformers' in sys.modules, 'torch' in sys.modules]))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ}, check=True)
+    first, transformers_loaded, torch_loaded = json.loads(out.stdout.strip().splitlines()[-1])
+    assert not transformers_loaded and not torch_loaded
+    assert abs(first - float(load_backend("onnx", tiny_model).encode(["ann was born in paris"])[0][0])) < 1e-6

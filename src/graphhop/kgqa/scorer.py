@@ -32,7 +32,8 @@ from graphhop.kb.store import KGStore
 from graphhop.kb.verbalize import clean_relation
 from graphhop.kgqa.paths import RelPath
 
-__all__ = ["MAX_HOPS", "MAX_WORDS", "DEFAULT_WEIGHTS", "content_words", "PathBatch", "make_head", "PathScorer", "type_relations"]
+__all__ = ["MAX_HOPS", "MAX_WORDS", "DEFAULT_WEIGHTS", "content_words", "PathBatch", "make_head", "PathScorer", "type_relations",
+           "fast_encoder"]
 
 MAX_HOPS = 4
 MAX_WORDS = 12
@@ -136,6 +137,21 @@ def type_relations(store: KGStore, ends: np.ndarray, sample: int = 20) -> list[i
     return sorted({r for r, _ in store.signed_relations(nodes)})
 
 
+def fast_encoder() -> Any:
+    """The bundled MiniLM exported to ONNX (once per machine, cached; vectors equal to the torch model's
+    within 1e-6) and run by onnxruntime + tokenizers: ``ask`` then never imports sentence-transformers,
+    which is most of its cold start. The torch model where onnxruntime or the export is unavailable."""
+    from graphhop.models.backends import load_backend
+
+    try:
+        return load_backend("onnx")
+    except (ImportError, OSError, RuntimeError) as exc:  # no onnxruntime / onnx, or the export failed
+        import warnings
+
+        warnings.warn(f"kgqa: ONNX encoder unavailable ({exc}); using the torch model", stacklevel=2)
+        return load_backend("torch")
+
+
 class PathScorer:
     """Scores relation paths against a question with the trained head (see the module docstring)."""
 
@@ -169,10 +185,9 @@ class PathScorer:
 
     @property
     def encoder(self) -> Any:
+        """The bundled MiniLM (:func:`fast_encoder`), loaded on first use."""
         if self._encoder is None:
-            from graphhop.models.encoder import load_encoder
-
-            self._encoder = load_encoder(None)
+            self._encoder = fast_encoder()
         return self._encoder
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:

@@ -33,7 +33,7 @@ import numpy as np
 from graphhop.core import InputError
 from graphhop.models.encoder import canonical_model_name, get_threads, load_encoder, resolve_model, set_threads
 
-__all__ = ["BACKENDS", "load_backend", "set_threads", "get_threads", "fit_max_length", "length_profile", "load_tokenizer", "OnnxEncoder", "StaticEncoder", "TruncatingEncoder"]
+__all__ = ["BACKENDS", "load_backend", "set_threads", "get_threads", "fit_max_length", "length_profile", "load_tokenizer", "OnnxEncoder", "FastTokenizer", "StaticEncoder", "TruncatingEncoder"]
 
 BACKENDS = ("torch", "onnx", "onnx-int8", "static")
 
@@ -141,19 +141,57 @@ def _quantize_int8(src: Path, out: Path) -> None:
             shutil.copy(f, out / f.name)
 
 
+class FastTokenizer:
+    """An exported ``tokenizer.json`` run by the ``tokenizers`` library itself: the part of a Hugging Face
+    tokenizer's call that :class:`OnnxEncoder` uses (truncation at ``max_length``, padding with numpy),
+    without importing transformers (and through it torch), so an ONNX encoder starts in about a second.
+    Its state is fixed at construction: calls from several threads are safe."""
+
+    def __init__(self, path: Path, max_length: int) -> None:
+        from tokenizers import Tokenizer
+
+        self.tokenizer = Tokenizer.from_file(str(path))
+        self.tokenizer.no_padding()
+        self.tokenizer.enable_truncation(max_length)
+        self.max_length = max_length
+        pad = self.tokenizer.token_to_id("[PAD]")
+        self.pad_id = 0 if pad is None else int(pad)
+
+    def __call__(self, texts: Sequence[str], padding: bool = False, truncation: bool = True, max_length: int | None = None,
+                 return_tensors: str | None = None, add_special_tokens: bool = True) -> dict[str, Any]:
+        """``input_ids`` / ``attention_mask`` / ``token_type_ids``: lists, or (``padding``) int64 arrays."""
+        if not truncation or (max_length or self.max_length) != self.max_length:
+            raise ValueError(f"FastTokenizer truncates at {self.max_length} tokens, always")
+        encs = self.tokenizer.encode_batch(list(texts), add_special_tokens=add_special_tokens)
+        if not padding:
+            return {"input_ids": [e.ids for e in encs], "token_type_ids": [e.type_ids for e in encs]}
+        width = max((len(e.ids) for e in encs), default=0)
+        out = {k: np.zeros((len(encs), width), dtype=np.int64) for k in ("input_ids", "attention_mask", "token_type_ids")}
+        out["input_ids"][:] = self.pad_id
+        for i, e in enumerate(encs):
+            n = len(e.ids)
+            out["input_ids"][i, :n], out["token_type_ids"][i, :n], out["attention_mask"][i, :n] = e.ids, e.type_ids, 1
+        return out
+
+
 class OnnxEncoder:
-    """An exported encoder run by onnxruntime with length-bucketed batches."""
+    """An exported encoder run by onnxruntime with length-bucketed batches (tokenized by
+    :class:`FastTokenizer` when the export has a ``tokenizer.json``, else by transformers)."""
 
     def __init__(self, path: Path, name: str, max_length: int = 256, threads: int | None = None) -> None:
         import onnxruntime as ort
-        from transformers import AutoTokenizer
 
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads or get_threads()
         opts.inter_op_num_threads = 1
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         self.session = ort.InferenceSession(str(path / "model.onnx"), opts, providers=["CPUExecutionProvider"])
-        self.tokenizer = AutoTokenizer.from_pretrained(str(path))
+        if (path / "tokenizer.json").is_file():
+            self.tokenizer: Any = FastTokenizer(path / "tokenizer.json", max_length)
+        else:
+            from transformers import AutoTokenizer
+
+            self.tokenizer = AutoTokenizer.from_pretrained(str(path))
         self.name = name
         self.max_length = max_length
         self._dim = int(self.session.run(None, dict(self._tokens(["x"])))[0].shape[1])
