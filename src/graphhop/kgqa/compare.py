@@ -20,7 +20,7 @@ from typing import Any
 from graphhop.kgqa.link import Mention, tokens
 from graphhop.read.ops import comparison_direction, parse_number
 
-__all__ = ["split_choice", "split_comparative", "split_same", "resolve", "compare_sides", "same_value"]
+__all__ = ["split_choice", "split_comparative", "split_same", "names_entity", "resolve", "compare_sides", "same_value"]
 
 _FILLER = {"the", "a", "an", "s", "one"}
 _SEPARATORS = re.compile(r"\s(than|before|after)\s", re.I)
@@ -58,13 +58,18 @@ def split_comparative(question: str) -> tuple[str, str, str] | None:
     return words[0], f"{words[1]} {m.group(1)}", tail.strip()
 
 
-def split_same(question: str) -> tuple[str, str, str] | None:
-    """``"Do A and B play in the same league?"`` -> ``("A", "B", "play in the league")``."""
+def split_same(question: str) -> list[tuple[str, str, str]]:
+    """``"Do A and B play in the same league?"`` -> ``[("A", "B", "play in the league"), ...]``:
+    every split of the words between ``and`` and ``same`` into side B and predicate, side B
+    longest first (the caller prefers a side B that is just an entity's name)."""
     q = question.strip().rstrip("?").strip()
-    m = re.match(r"^(?:do|does|did|are|were|is|was|have|has)\s+(.+?)\s+and\s+(.+?)\s+(\w+.*\bsame\b.*)$", q, re.I)
+    m = re.match(r"^(?:do|does|did|are|were|is|was|have|has)\s+(.+?)\s+and\s+(.+?\bsame\b.*)$", q, re.I)
     if not m:
-        return None
-    return m.group(1), m.group(2), re.sub(r"\bsame\s+", "", m.group(3), flags=re.I)
+        return []
+    words = m.group(2).split()
+    cut = next(i for i, w in enumerate(words) if re.match(r"same\b", w, re.I))
+    return [(m.group(1), " ".join(words[:k]), re.sub(r"\bsame\s+", "", " ".join(words[k:]), flags=re.I))
+            for k in range(cut - 1, 0, -1)]
 
 
 def _side_mention(kgqa: Any, text: str) -> tuple[Mention | None, bool]:
@@ -76,6 +81,11 @@ def _side_mention(kgqa: Any, text: str) -> tuple[Mention | None, bool]:
     toks = tokens(text)
     rest = [w for i, w in enumerate(toks) if not m.start <= i < m.end and w not in _FILLER]
     return m, not rest
+
+
+def names_entity(kgqa: Any, text: str) -> bool:
+    """Whether ``text`` is just the name of a KB entity (fillers such as ``the`` aside)."""
+    return _side_mention(kgqa, text)[1]
 
 
 def resolve(kgqa: Any, text: str) -> dict[str, Any] | None:

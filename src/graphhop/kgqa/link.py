@@ -18,7 +18,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Sequence
 
-__all__ = ["Mention", "EntityLinker", "tokens", "STOPWORDS"]
+__all__ = ["Mention", "EntityLinker", "tokens", "STOPWORDS", "drop_role_nouns"]
 
 _BRACKET = re.compile(r"\[([^\]]+)\]")
 _WORD = re.compile(r"\w+")
@@ -81,12 +81,12 @@ class EntityLinker:
             return marked
         found = self._exact(toks)
         if any(m.end - m.start > 1 for m in found):
-            return found
+            return drop_role_nouns(toks, found)
         fuzzy = self._fuzzy(toks)
         if fuzzy and (not found or fuzzy[0].end - fuzzy[0].start > 1):
             f = fuzzy[0]
             found = [m for m in found if m.end <= f.start or m.start >= f.end] + [f]
-        return sorted(found, key=lambda m: m.start)
+        return drop_role_nouns(toks, sorted(found, key=lambda m: m.start))
 
     def _exact(self, toks: list[str]) -> list[Mention]:
         spans: list[Mention] = []
@@ -131,6 +131,18 @@ class EntityLinker:
             return []
         _, a, z, key = best
         return [Mention(a, z, tuple(self._keys[key]), " ".join(key), "fuzzy")]
+
+
+def drop_role_nouns(toks: Sequence[str], mentions: Sequence[Mention]) -> list[Mention]:
+    """``mentions`` without one-word ones used as the head noun of a description (``the composer
+    of X``: a KB may hold ``composer`` as an occupation, but here it names a role of X's), unless
+    nothing else would be left."""
+    def role(m: Mention) -> bool:
+        return (m.end - m.start == 1 and m.start > 0 and toks[m.start - 1] in _ARTICLES
+                and m.end < len(toks) and toks[m.end] == "of")
+
+    kept = [m for m in mentions if not role(m)]
+    return kept or list(mentions)
 
 
 def masked(question: str, mentions: Sequence[Mention], placeholder: str = "X") -> str:

@@ -17,9 +17,9 @@ probability of the path used), ``supported``, ``chains`` (KB edge chains: the su
     first wins); ``Do A and B play in the same league?``: whether both reach a common entity on
     the same relation path; otherwise a *claim*: the last mention is the claimed value (a
     description such as ``the capital of Y`` is resolved to its entity first), removed from the
-    question, and paths are scored from the topic. Only paths whose last relation can arrive at
-    the claimed entity count (a country claim is checked against a chain ending in a country, not
-    a city); ``yes`` when the best of them reaches the claim. ``Did A found B?`` is also read from
+    question, and paths are scored from the topic. Only paths whose end entities have the claimed
+    entity's type count (:func:`_typed_like`: a country claim is checked against a chain ending in
+    a country, not a city); ``yes`` when the best of them reaches the claim. ``Did A found B?`` is also read from
     B with A claimed; the reading with the more probable chain is used. For ``no`` the support is
     the chain showing what the KB says instead.
 ``comparison``
@@ -39,8 +39,10 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from graphhop.kb.verbalize import clean_relation
-from graphhop.kgqa.compare import compare_sides, resolve, same_value, split_choice, split_comparative, split_same
+from graphhop.kgqa.compare import (compare_sides, names_entity, resolve, same_value, split_choice, split_comparative,
+                                   split_same)
 from graphhop.kgqa.link import Mention, masked, tokens
+from graphhop.kgqa.scorer import type_relations
 from graphhop.read.ops import relation_sides
 
 __all__ = ["OPERATIONS", "run_query", "run_count", "run_boolean", "run_comparison", "run_relation"]
@@ -145,8 +147,7 @@ def run_boolean(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict[s
         res = _boolean_comparison(kgqa, question, aux, middle, side_b)
         if res is not None:
             return res
-    same = split_same(question)
-    if same is not None:
+    for same in sorted(split_same(question), key=lambda split: not names_entity(kgqa, split[1])):
         res = _boolean_same(kgqa, question, *same)
         if res is not None:
             return res
@@ -192,26 +193,32 @@ def _boolean_same(kgqa: Any, question: str, side_a: str, side_b: str, predicate:
     sides = [resolve(kgqa, side_a), resolve(kgqa, side_b)]
     if None in sides:
         return None
-    res = same_value(kgqa, sides, f"X {predicate}")
+    noun = predicate.split()[-1] if predicate.split() else ""
+    asked = f"which {noun} X {predicate}" if noun.isalpha() else f"X {predicate}"  # the shared value's type
+    res = same_value(kgqa, sides, asked)
     if res is None:
         return None
     return _finish(kgqa, res["reading"], res["path"], [], ["yes" if res["same"] else "no"], res["chains"],
                    {"sides": [side_a, side_b], "relation_path": res["relation_path"]})
 
 
-def _arriving(kgqa: Any, entities: Sequence[int], peers: int = 20) -> set[tuple[int, bool]]:
-    """Signed relations whose step can arrive at ``entities`` or at their *peers* (entities in the
-    same role: entities with one of their signed relations), so a city claim admits ``born in``
-    even when nobody in the KB was born in that city."""
+def _typed_like(kgqa: Any, paths: Sequence[Any], claimed: Sequence[int], tolerance: float = 0.8) -> list[Any]:
+    """Answer typing of a claim: the paths whose end entities look like the claimed ones, by the
+    Jaccard overlap of their signed-relation signatures (:func:`~graphhop.kgqa.scorer.type_relations`:
+    a country is the tail of ``located in`` and has a ``currency``, a city is the head of
+    ``located in``). The bar is ``tolerance`` times the best overlap among paths that do *not*
+    reach the claim (reaching it would make any path look alike), or any overlap when none of
+    those overlaps; all paths when no path overlaps at all."""
     store = kgqa.store
-    ids = np.asarray(entities, dtype=np.int64)
-    group = [ids]
-    for rel, fwd in store.signed_relations(ids)[:6]:
-        holders = store.heads if fwd else store.tails  # entities that have this signed relation too
-        group.append(np.unique(holders[store.rels == rel])[:peers].astype(np.int64))
-    nodes = np.unique(np.concatenate(group))
-    into = {(int(r), True) for r in store.rels[store.edges_of(nodes, False)]}
-    return into | {(int(r), False) for r in store.rels[store.edges_of(nodes, True)]}
+    claim_ids = set(claimed)
+    claim = set(type_relations(store, np.asarray(sorted(claim_ids), dtype=np.int64)))
+    sims = []
+    for p in paths:
+        sig = set(type_relations(store, p.ends))
+        sims.append(len(sig & claim) / max(1, len(sig | claim)))
+    best = max((sim for p, sim in zip(paths, sims) if not claim_ids & set(p.ends.tolist())), default=0.0)
+    kept = [p for p, sim in zip(paths, sims) if sim > 0 and sim >= tolerance * best]
+    return kept or list(paths)
 
 
 def _span_text(toks: list[str], topic: Mention, drop: tuple[int, int]) -> str:
@@ -257,8 +264,7 @@ def _boolean_claim(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dic
         reading = kgqa.read(question, topic, text=_span_text(toks, topic, span))
         if reading.best is None:
             continue
-        arriving = _arriving(kgqa, sorted(claim_ids))
-        typed = [p for p in reading.paths if p.steps[-1] in arriving] or reading.paths
+        typed = _typed_like(kgqa, reading.paths, sorted(claim_ids)) or reading.paths
         options.append((_prob(reading, typed[0]), reading, typed[0], claim_ids, claim_chains, typed))
     if not options:
         return _none("no path from the question's entities")

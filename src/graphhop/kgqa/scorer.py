@@ -32,8 +32,8 @@ from graphhop.kb.store import KGStore
 from graphhop.kb.verbalize import clean_relation
 from graphhop.kgqa.paths import RelPath
 
-__all__ = ["MAX_HOPS", "MAX_WORDS", "DEFAULT_WEIGHTS", "content_words", "PathBatch", "make_head", "PathScorer", "type_relations",
-           "fast_encoder"]
+__all__ = ["MAX_HOPS", "MAX_WORDS", "DEFAULT_WEIGHTS", "content_words", "answer_noun", "PathBatch", "make_head", "PathScorer",
+           "type_relations", "fast_encoder"]
 
 MAX_HOPS = 4
 MAX_WORDS = 12
@@ -48,6 +48,31 @@ def content_words(text: str) -> list[str]:
     """The question's words that may name a relation (function words and the ``X`` mask dropped)."""
     words = [w for w in text.lower().split() if w.isalpha() and w not in FUNCTION_WORDS and len(w) > 2]
     return list(dict.fromkeys(words))[:MAX_WORDS]
+_WH_NOUNS = {"who": "person", "whom": "person", "whose": "person", "where": "place", "when": "year"}
+_BEFORE_NOUN = frozenset("s is was are were the a an kind type sort of does do did".split())
+
+
+def answer_noun(text: str) -> str | None:
+    """The noun that names the asked answer type in a masked question: the first content word
+    after ``which``/``what``/``how many`` or ``name``/``list the`` (``in which country was X
+    born`` -> ``country``; ``what is the currency of ...`` -> ``currency``), ``person`` for a leading
+    who, ``place`` for where, ``year`` for when, the first word of a description (``the club X plays
+    for`` -> ``club``); None when the question names no type."""
+    toks = text.lower().split()
+    if toks[:1] == ["the"] and len(toks) > 1 and toks[1].isalpha() and toks[1] not in FUNCTION_WORDS:
+        return toks[1]
+    for i, w in enumerate(toks):
+        if w in _WH_NOUNS and i == 0:
+            return _WH_NOUNS[w]
+        if w in ("which", "what", "name", "list") or (w == "many" and i > 0 and toks[i - 1] == "how"):
+            for v in toks[i + 1 : i + 5]:
+                if v in _BEFORE_NOUN:
+                    continue
+                return v if v.isalpha() and v not in FUNCTION_WORDS else None
+            return None
+    return None
+
+
 DEFAULT_WEIGHTS = Path(str(resources.files("graphhop") / "weights" / "kgqa"))
 
 
@@ -69,8 +94,11 @@ class PathBatch:
         self.type_off = np.cumsum([0] + [len(t) for t in flat[:-1]]).astype(np.int64)
 
 
-def make_head(dim: int = 384, width: int = 128):
-    """The torch module (built lazily: importing this file does not import torch)."""
+def make_head(dim: int = 384, width: int = 128, signed_types: bool = True):
+    """The torch module (built lazily: importing this file does not import torch). With
+    ``signed_types`` the answer-type signature keeps each relation's direction (a country is the
+    *tail* of ``located in``, a city its head) and two extra features match the question's words
+    against it (the shipped head; older heads read the signature unsigned)."""
     import torch
     from torch import nn
 
@@ -80,20 +108,28 @@ def make_head(dim: int = 384, width: int = 128):
             self.q = nn.Linear(dim, width)
             self.h = nn.Linear(dim, width)
             self.t = nn.Linear(dim, width)
+            self.t_in = nn.Linear(dim, width) if signed_types else None
+            self.a = nn.Linear(dim, width) if signed_types else None
             self.pos = nn.Embedding(MAX_HOPS * 2, width)
-            self.mlp = nn.Sequential(nn.Linear(3 * width + 10 + MAX_HOPS, width), nn.ReLU(), nn.Linear(width, 1))
+            extra = (width + 9) if signed_types else 0
+            self.mlp = nn.Sequential(nn.Linear(3 * width + 10 + extra + MAX_HOPS, width), nn.ReLU(), nn.Linear(width, 1))
 
-        def forward(self, q, qidx, table, rel, dirs, mask, length, type_idx, type_off, wtab, widx, wmask):  # noqa: D401
+        def forward(self, q, qidx, table, rel, dirs, mask, length, type_idx, type_off, wtab, widx, wmask, answer=None):  # noqa: D401
             """Scores of ``n`` paths; ``q`` holds one vector per question, ``qidx`` maps paths to
-            questions; ``wtab[widx]`` are each question's content words (``wmask`` marks real ones)."""
+            questions; ``wtab[widx]`` are each question's content words (``wmask`` marks real ones);
+            ``answer`` holds each question's answer-type noun vector (zeros where it names none)."""
             n = rel.shape[0]
             rows = torch.arange(n, device=rel.device)
             ht = self.h(table)  # relation names projected once: [R, width]
             pos = torch.arange(MAX_HOPS, device=rel.device)[None, :] * 2 + dirs
             h = torch.tanh(ht[rel] + self.pos(pos)) * mask[..., None]
             last = h[rows, length - 1]
-            tv = nn.functional.embedding_bag(type_idx, table, type_off, mode="mean")
-            t = torch.tanh(self.t(tv))
+            tv = nn.functional.embedding_bag(type_idx // 2, table, type_off, mode="mean")
+            if self.t_in is None:
+                t = torch.tanh(self.t(tv))
+            else:  # signed relation 2r (entity is the head of r) or 2r+1 (its tail)
+                signed = torch.stack([self.t(table), self.t_in(table)], 1).reshape(-1, self.t.out_features)
+                t = torch.tanh(nn.functional.embedding_bag(type_idx, signed, type_off, mode="mean"))
             qp = torch.tanh(self.q(q))[qidx]
             qn = nn.functional.normalize(q, dim=-1)
             cos = (qn @ nn.functional.normalize(table, dim=-1).T)[qidx[:, None], rel]
@@ -108,33 +144,94 @@ def make_head(dim: int = 384, width: int = 128):
                 *_coverage(nn.functional.normalize(wtab, dim=-1)[widx][qidx], wmask[qidx],
                            nn.functional.normalize(table, dim=-1)[rel], mask, length),
             ]
+            if self.t_in is not None:
+                tabn = nn.functional.normalize(table, dim=-1)
+                feats += _type_match(nn.functional.normalize(wtab, dim=-1)[widx], wmask, qidx, tabn, type_idx // 2,
+                                     type_off, rel, mask)
+                answer = torch.zeros_like(q) if answer is None else answer
+                feats += _answer_type(answer, qidx, tabn, type_idx, type_off, rel[rows, length - 1])
+                feats.append(torch.tanh(self.a(answer))[qidx] * t)
             onehot = nn.functional.one_hot(length - 1, MAX_HOPS).float()
             x = torch.cat([qp * h.sum(1), qp * last, qp * t, *feats, onehot], dim=-1)
             return self.mlp(x).squeeze(-1)
 
-    def _coverage(words, wmask, hops, hmask, length):
-        """How well the path's relations cover the question's content words, and the reverse."""
-        cos = torch.einsum("nwd,nld->nwl", words, hops)  # [n, W, L]
-        big = 9.0
-        per_word = torch.where(hmask[:, None, :] > 0, cos, torch.full_like(cos, -big)).max(2).values  # [n, W]
-        nwords = wmask.sum(1).clamp(min=1)
-        qcov = (per_word * wmask).sum(1, keepdim=True) / nwords[:, None]
-        per_hop = torch.where(wmask[:, :, None] > 0, cos, torch.full_like(cos, -big)).max(1).values  # [n, L]
-        per_hop = torch.where(wmask.sum(1, keepdim=True) > 0, per_hop, torch.zeros_like(per_hop))
-        pcov = (per_hop * hmask).sum(1, keepdim=True) / length[:, None]
-        pmin = torch.where(hmask > 0, per_hop, torch.full_like(per_hop, big)).min(1, keepdim=True).values
-        plast = per_hop[torch.arange(per_hop.shape[0]), length - 1][:, None]
-        return [qcov, pcov, pmin, plast]
-
     return PathHead()
 
 
+def _coverage(words, wmask, hops, hmask, length):
+    """How well the path's relations cover the question's content words, and the reverse."""
+    import torch
+
+    cos = torch.einsum("nwd,nld->nwl", words, hops)  # [n, W, L]
+    big = 9.0
+    per_word = torch.where(hmask[:, None, :] > 0, cos, torch.full_like(cos, -big)).max(2).values  # [n, W]
+    nwords = wmask.sum(1).clamp(min=1)
+    qcov = (per_word * wmask).sum(1, keepdim=True) / nwords[:, None]
+    per_hop = torch.where(wmask[:, :, None] > 0, cos, torch.full_like(cos, -big)).max(1).values  # [n, L]
+    per_hop = torch.where(wmask.sum(1, keepdim=True) > 0, per_hop, torch.zeros_like(per_hop))
+    pcov = (per_hop * hmask).sum(1, keepdim=True) / length[:, None]
+    pmin = torch.where(hmask > 0, per_hop, torch.full_like(per_hop, big)).min(1, keepdim=True).values
+    plast = per_hop[torch.arange(per_hop.shape[0]), length - 1][:, None]
+    return [qcov, pcov, pmin, plast]
+
+
+def _type_match(words, wmask, qidx, table, type_rel, type_off, rel, hmask):
+    """Answer typing from the question's words: for each word, its best cosine with the
+    relations around the path's ends; the mean over words of max(that, its best cosine with
+    the path's own relations), and the best word's type cosine (``country`` vs ``currency``)."""
+    import torch
+    from torch import nn
+
+    nq, nw, d = words.shape
+    cos = table @ words.reshape(nq * nw, d).T  # [R, nq*W]
+    per_path = nn.functional.embedding_bag(type_rel, cos, type_off, mode="max")  # [n, nq*W]
+    cols = qidx[:, None] * nw + torch.arange(nw, device=rel.device)[None, :]
+    tcos = per_path.gather(1, cols)  # [n, W]
+    pcos = torch.einsum("nwd,nld->nwl", words[qidx], table[rel])
+    pcos = torch.where(hmask[:, None, :] > 0, pcos, torch.full_like(pcos, -9.0)).max(2).values
+    m = wmask[qidx]
+    nwords = m.sum(1).clamp(min=1)
+    both = (torch.maximum(tcos, pcos) * m).sum(1, keepdim=True) / nwords[:, None]
+    best = torch.where(m > 0, tcos, torch.full_like(tcos, -9.0)).max(1, keepdim=True).values
+    return [both, torch.where(m.sum(1, keepdim=True) > 0, best, torch.zeros_like(best))]
+
+
+def _answer_type(answer, qidx, table, type_idx, type_off, last_rel):
+    """The asked answer type (``country`` in "in which country ...") against the path: its
+    cosine with the last relation, and its best / mean cosine with the ends' relations as
+    head (``has currency``) and as tail (``located in`` it), plus whether a type is named."""
+    import torch
+    from torch import nn
+
+    an = nn.functional.normalize(answer, dim=-1)
+    named = (answer.abs().sum(-1) > 0).float()[qidx][:, None]
+    vals = (table @ an.T)[type_idx // 2].gather(1, _qidx_of(type_idx, type_off, qidx)).squeeze(1)  # [N]
+    flat = torch.arange(len(vals), device=vals.device)
+    outs = []
+    for side in (0, 1):  # the ends as heads, then as tails, of the relation
+        fill = torch.where(type_idx % 2 == side, vals, torch.full_like(vals, -1.0))
+        outs.append(nn.functional.embedding_bag(flat, fill[:, None], type_off, mode="max"))
+    last = (table[last_rel] * an[qidx]).sum(-1, keepdim=True)
+    mean = nn.functional.embedding_bag(flat, vals[:, None], type_off, mode="mean")
+    return [last, *outs, mean, named, named * last, named * torch.maximum(*outs)]
+
+
+def _qidx_of(type_idx, type_off, qidx):
+    """The question index of each entry of the flat type list (paths own type_off..next)."""
+    import torch
+
+    owner = torch.zeros(len(type_idx), dtype=torch.long, device=type_idx.device)
+    owner[type_off[1:]] = 1
+    return qidx[owner.cumsum(0)][:, None]
+
+
 def type_relations(store: KGStore, ends: np.ndarray, sample: int = 20) -> list[int]:
-    """Relation ids around (the first ``sample`` of) ``ends``: the answer-type signature."""
+    """Signed relations around (the first ``sample`` of) ``ends``, the answer-type signature:
+    ``2 * r`` where the ends are heads of relation ``r``, ``2 * r + 1`` where they are tails."""
     nodes = ends[:sample]
     if len(nodes) == 0:
         return []
-    return sorted({r for r, _ in store.signed_relations(nodes)})
+    return sorted({2 * r + (0 if fwd else 1) for r, fwd in store.signed_relations(nodes)})
 
 
 def fast_encoder() -> Any:
@@ -171,7 +268,7 @@ class PathScorer:
         if not (folder / "config.json").is_file() or not (folder / "head.npz").is_file():
             raise InputError(f"{folder}: not a KGQA scorer (needs config.json and head.npz; `graphhop train kgqa` writes one)")
         config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-        head = make_head(config.get("dim", 384), config.get("width", 128))
+        head = make_head(config.get("dim", 384), config.get("width", 128), config.get("signed_types", False))
         with np.load(folder / "head.npz") as arrays:
             head.load_state_dict({k: torch.from_numpy(arrays[k]) for k in arrays.files})
         return cls(head, config, encoder)
@@ -223,9 +320,14 @@ class PathScorer:
             self._rel_cache[id(store)] = cached
         return cached[1]
 
+    def answer_vector(self, text: str) -> np.ndarray:
+        """The MiniLM vector of the masked question's :func:`answer_noun` (zeros when none)."""
+        noun = answer_noun(text)
+        return self.word_vectors([noun])[0] if noun else np.zeros(384, dtype=np.float32)
+
     def score_batch(self, q: np.ndarray, rel_table: np.ndarray, batch: PathBatch,
-                    words: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
-        """Raw scores of a :class:`PathBatch` for one question vector ``q`` and its words."""
+                    words: tuple[np.ndarray, np.ndarray, np.ndarray], answer: np.ndarray | None = None) -> np.ndarray:
+        """Raw scores of a :class:`PathBatch` for one question vector ``q``, its words and answer noun."""
         import torch
 
         n = len(batch.length)
@@ -235,10 +337,10 @@ class PathScorer:
         with torch.no_grad():
             out = self.head(t(q[None, :].astype(np.float32)), torch.zeros(n, dtype=torch.long), t(rel_table), t(batch.rel),
                             t(batch.dirs), t(batch.mask), t(batch.length), t(batch.type_idx), t(batch.type_off),
-                            *(t(w) for w in words))
+                            *(t(w) for w in words), None if answer is None else t(answer[None, :].astype(np.float32)))
         return out.numpy()
 
     def score_paths(self, q: np.ndarray, store: KGStore, paths: Sequence[RelPath], text: str) -> np.ndarray:
         """Scores of relation paths over ``store`` for the question vector ``q`` of masked ``text``."""
         batch = PathBatch([p.steps for p in paths], [type_relations(store, p.ends) for p in paths])
-        return self.score_batch(q, self.relation_vectors(store), batch, self.question_words(text))
+        return self.score_batch(q, self.relation_vectors(store), batch, self.question_words(text), self.answer_vector(text))

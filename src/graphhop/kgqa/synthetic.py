@@ -7,6 +7,12 @@ named in the question, inside out (``what is the currency of the located in of t
 X``), forward steps as ``the r of ...`` / ``...'s r`` and backward steps as ``what r ...``. They
 teach the head that every step must be asked for and that the last one names the answer, which
 is what a user's KB with unseen relation names needs. Only the KBs of the train sets are used.
+
+A share of the questions (``typed``) name the answer only by its type instead of the last relation
+(``in which country is the place of birth of X``, ``which players ... X``: the form ``how many``
+takes once the count operation reads it as ``which``), with a noun the previous hop's entities do
+not have (:mod:`graphhop.kgqa.answer_types`), so the head learns to continue to the hop whose end
+has the asked type rather than stop one hop early.
 """
 
 from __future__ import annotations
@@ -18,15 +24,20 @@ import numpy as np
 
 from graphhop.kb.store import KGStore
 from graphhop.kb.verbalize import clean_relation
+from graphhop.kgqa.answer_types import plural, set_nouns
 from graphhop.kgqa.link import tokens
 from graphhop.kgqa.scorer import MAX_HOPS, type_relations
 from graphhop.kgqa.train import PathExample, candidate_paths, is_selection
 
-__all__ = ["random_path", "verbalize", "synthetic_examples"]
+__all__ = ["random_path", "verbalize", "typed_question", "synthetic_examples"]
 
 _FORWARD = ("the {r} of {d}", "{d} 's {r}", "the {r} of {d}")
 _BACKWARD = ("what {r} {d}", "the one whose {r} is {d}", "whatever {r} {d}")
 _ASK = ("what is {d}", "which is {d}", "{d}", "tell me {d}", "what was {d}")
+_TYPED = ("which {noun} is {d} in", "in which {noun} is {d}", "what {noun} is {d}", "which {noun} has {d}",
+          "what is the {noun} of {d}", "name the {noun} of {d}", "{d} 's {noun}", "which {noun} goes with {d}",
+          "which {nouns} are linked to {d}", "which {nouns} does {d} have", "list the {nouns} of {d}",
+          "which {nouns} are in {d}", "which {nouns} have {d}")
 
 
 def random_path(store: KGStore, topic: int, hops: int, rng: random.Random, sample: int = 50) -> list[tuple[int, bool]] | None:
@@ -44,18 +55,43 @@ def random_path(store: KGStore, topic: int, hops: int, rng: random.Random, sampl
     return steps
 
 
-def verbalize(store: KGStore, steps: Sequence[tuple[int, bool]], rng: random.Random) -> str:
-    """A question naming every relation of ``steps`` from the masked topic ``X``, as masked text."""
+def _describe(store: KGStore, steps: Sequence[tuple[int, bool]], rng: random.Random) -> str:
     d = "X"
     for rel, fwd in steps:
         r = clean_relation(store.relations[rel]).lower()
         d = rng.choice(_FORWARD if fwd else _BACKWARD).format(r=r, d=d)
-    words = tokens(rng.choice(_ASK).format(d=d))
-    return " ".join("X" if w == "x" else w for w in words)
+    return d
 
 
-def synthetic_examples(store: KGStore, kb: str, n: int, rng: random.Random) -> list[PathExample]:
-    """``n`` synthetic training questions over ``store`` (hops 1-4, mostly 2-3)."""
+def _masked_text(text: str) -> str:
+    return " ".join("X" if w == "x" else w for w in tokens(text))
+
+
+def verbalize(store: KGStore, steps: Sequence[tuple[int, bool]], rng: random.Random) -> str:
+    """A question naming every relation of ``steps`` from the masked topic ``X``, as masked text."""
+    return _masked_text(rng.choice(_ASK).format(d=_describe(store, steps, rng)))
+
+
+def typed_question(store: KGStore, topic: int, steps: Sequence[tuple[int, bool]], rng: random.Random,
+                   sample: int = 50) -> str | None:
+    """A question naming every relation of ``steps`` but the last and the answer by a type noun
+    that the entities one hop before do not have (None when there is no such noun)."""
+    layers = [np.asarray([topic], dtype=np.int64)]
+    for rel, fwd in steps:
+        _, reached = store.step(layers[-1][:sample], rel, fwd)
+        layers.append(np.unique(reached))
+    before = set().union(*(set_nouns(store, layer.tolist(), share=0.0) for layer in layers[-2:-1]))
+    nouns = sorted(set_nouns(store, layers[-1].tolist()) - before)
+    if not nouns:
+        return None
+    noun = rng.choice(nouns)
+    d = _describe(store, steps[:-1], rng)
+    return _masked_text(rng.choice(_TYPED).format(noun=noun, nouns=plural(noun), d=d))
+
+
+def synthetic_examples(store: KGStore, kb: str, n: int, rng: random.Random, typed: float = 0.0) -> list[PathExample]:
+    """``n`` synthetic training questions over ``store`` (hops 1-4, mostly 2-3); about ``typed``
+    of them name the answer by its type (:func:`typed_question`)."""
     out: list[PathExample] = []
     degree = np.diff(store.out_ptr) + np.diff(store.in_ptr)
     topics = np.flatnonzero(degree > 0)
@@ -67,7 +103,9 @@ def synthetic_examples(store: KGStore, kb: str, n: int, rng: random.Random) -> l
         steps = random_path(store, topic, hops, rng)
         if steps is None:
             continue
-        text = verbalize(store, steps, rng)
+        text = typed_question(store, topic, steps, rng) if rng.random() < typed else verbalize(store, steps, rng)
+        if text is None:
+            continue
         cands = candidate_paths(store, [topic], steps, rng, min(MAX_HOPS, hops + 1))
         gold = [i for i, p in enumerate(cands) if p.steps == tuple(steps)]
         if not gold:

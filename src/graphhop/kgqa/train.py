@@ -30,7 +30,7 @@ from graphhop.kgqa.paths import RelPath
 from graphhop.kgqa.scorer import MAX_HOPS, MAX_WORDS, PathBatch, content_words, type_relations
 
 __all__ = ["TRAIN_SETS", "metaqa_part", "is_selection", "gold_steps", "candidate_paths", "PathExample",
-           "examples_from_dataset", "Corpus", "build_corpus", "extend_corpus"]
+           "examples_from_dataset", "Corpus", "build_corpus", "typed_examples", "extend_corpus"]
 
 #: (dataset, split) pairs the shipped scorer is trained on; ``metaqa-*`` uses the fit half of dev.
 TRAIN_SETS = (("pq-2h", "train"), ("pq-3h", "train"), ("pql-2h", "train"), ("pql-3h-more", "train"),
@@ -159,9 +159,11 @@ class Corpus:
     wtab: np.ndarray | None = None
     widx: np.ndarray | None = None
     wmask: np.ndarray | None = None
+    answer: np.ndarray | None = None
 
     def attach_words(self, scorer: Any) -> None:
-        """Encode each question's content words (:func:`graphhop.kgqa.scorer.content_words`)."""
+        """Encode each question's content words (:func:`graphhop.kgqa.scorer.content_words`) and
+        its answer-type noun (:func:`graphhop.kgqa.scorer.answer_noun`)."""
         words = [content_words(ex.masked) for ex in self.examples]
         vocab = list(dict.fromkeys(w for ws in words for w in ws)) or ["none"]
         pos = {w: i for i, w in enumerate(vocab)}
@@ -171,6 +173,7 @@ class Corpus:
         for i, ws in enumerate(words):
             self.widx[i, : len(ws)] = [pos[w] for w in ws]
             self.wmask[i, : len(ws)] = 1.0
+        self.answer = np.stack([scorer.answer_vector(ex.masked) for ex in self.examples]).astype(np.float32)
 
     def batch(self, items: Sequence[int]) -> tuple[PathBatch, np.ndarray, list[tuple[int, int, list[int]]]]:
         """A :class:`PathBatch` over the candidates of examples ``items`` (relation ids made
@@ -181,16 +184,18 @@ class Corpus:
             off = self.offsets[ex.kb]
             spans.append((len(steps), len(ex.steps), ex.gold))
             steps += [tuple((r + off, f) for r, f in s) for s in ex.steps]
-            types += [[r + off for r in t] for t in ex.types]
+            types += [[r + 2 * off for r in t] for t in ex.types]
             qidx += [j] * len(ex.steps)
         return PathBatch(steps, types), np.asarray(qidx, dtype=np.int64), spans
 
 
 def build_corpus(scorer: Any, sets: Sequence[tuple[str, str]] = TRAIN_SETS, root: str | Path | None = None,
                  seed: int = 0, metaqa_limit: int | None = 4000, progress: bool = True,
-                 synthetic: int = 600) -> Corpus:
+                 synthetic: int = 600, typed: float = 0.5, typed_extra: int = 900) -> Corpus:
     """Load the training sets, enumerate candidates, add ``synthetic`` generated questions per
-    training KB (:mod:`graphhop.kgqa.synthetic`), encode the masked questions and relation names."""
+    training KB (:mod:`graphhop.kgqa.synthetic`; about ``typed`` of them name the answer by its
+    type) and ``typed_extra`` more per KB that all do (:func:`typed_examples`), encode the masked
+    questions and relation names."""
     from graphhop.kgqa.synthetic import synthetic_examples
 
     from tqdm.auto import tqdm
@@ -215,7 +220,8 @@ def build_corpus(scorer: Any, sets: Sequence[tuple[str, str]] = TRAIN_SETS, root
             ex.kb = kb
         examples += rows
     for kb, store in stores.items():
-        examples += synthetic_examples(store, kb, synthetic, rng)
+        examples += synthetic_examples(store, kb, synthetic, rng, typed)
+    examples += typed_examples(stores, typed_extra, seed)
     offsets, tables, n = {}, [], 0
     for kb, store in stores.items():
         offsets[kb] = n
@@ -230,6 +236,17 @@ def build_corpus(scorer: Any, sets: Sequence[tuple[str, str]] = TRAIN_SETS, root
     corpus = Corpus(examples, qvecs, np.concatenate(tables).astype(np.float32), offsets)
     corpus.attach_words(scorer)
     return corpus
+
+
+def typed_examples(stores: dict[str, KGStore], n: int, seed: int = 0) -> list[PathExample]:
+    """``n`` synthetic questions per KB of ``stores`` that name the answer only by its type
+    (:func:`graphhop.kgqa.synthetic.typed_question`), each KB with its own random stream."""
+    from graphhop.kgqa.synthetic import synthetic_examples
+
+    out: list[PathExample] = []
+    for i, (kb, store) in enumerate(stores.items()):
+        out += synthetic_examples(store, kb, n, random.Random(1000 * seed + 17 + i), typed=1.0)
+    return out
 
 
 def extend_corpus(corpus: Corpus, stores: dict[str, KGStore], scorer: Any, n: int, seed: int = 1) -> Corpus:
@@ -253,7 +270,8 @@ def _scores(head: Any, corpus: Corpus, items: Sequence[int]) -> tuple[Any, list[
     t = lambda a: torch.from_numpy(np.ascontiguousarray(a))  # noqa: E731
     q = t(corpus.qvecs[list(items)])
     out = head(q, t(qidx), t(corpus.table), t(batch.rel), t(batch.dirs), t(batch.mask), t(batch.length),
-               t(batch.type_idx), t(batch.type_off), t(corpus.wtab), t(corpus.widx[list(items)]), t(corpus.wmask[list(items)]))
+               t(batch.type_idx), t(batch.type_off), t(corpus.wtab), t(corpus.widx[list(items)]), t(corpus.wmask[list(items)]),
+               None if corpus.answer is None else t(corpus.answer[list(items)]))
     return out, spans
 
 
@@ -350,7 +368,7 @@ __all__ += ["evaluate_selection", "choose_threshold", "fit"]
 
 def train_scorer(out: str | Path, epochs: int = 4, lr: float = 2e-3, metaqa_limit: int | None = 3000, seed: int = 0,
                  max_minutes: float | None = None, root: str | Path | None = None, overwrite: bool = False,
-                 progress: bool = True, synthetic: int = 600) -> dict[str, Any]:
+                 progress: bool = True, synthetic: int = 600, typed: float = 0.5, typed_extra: int = 900) -> dict[str, Any]:
     """Build the corpus, train a fresh head, and write it (``head.npz`` + ``config.json``) atomically."""
     from graphhop.io import atomic_dir
     from graphhop.kgqa.scorer import PathScorer, make_head
@@ -362,12 +380,12 @@ def train_scorer(out: str | Path, epochs: int = 4, lr: float = 2e-3, metaqa_limi
         raise InputError(f"{out}: already exists (use --overwrite to replace it)")
     encoder_scorer = PathScorer(make_head(), {})
     corpus = build_corpus(encoder_scorer, root=root, seed=seed, metaqa_limit=metaqa_limit, progress=progress,
-                          synthetic=synthetic)
+                          synthetic=synthetic, typed=typed, typed_extra=typed_extra)
     head = make_head()
     report = fit(head, corpus, epochs=epochs, lr=lr, seed=seed, max_minutes=max_minutes, progress=progress)
-    config = {"dim": 384, "width": 128, "threshold": report["threshold"], "encoder": "sentence-transformers/all-MiniLM-L6-v2",
+    config = {"dim": 384, "width": 128, "signed_types": True, "threshold": report["threshold"], "encoder": "sentence-transformers/all-MiniLM-L6-v2",
               "trained_on": [f"{n}:{s}" + (" (fit half)" if n.startswith("metaqa") else "") for n, s in TRAIN_SETS],
-              "metaqa_limit": metaqa_limit, "synthetic": synthetic, "seed": seed, "epochs": epochs, "lr": lr,
+              "metaqa_limit": metaqa_limit, "synthetic": synthetic, "typed": typed, "typed_extra": typed_extra, "seed": seed, "epochs": epochs, "lr": lr,
               **{k: v for k, v in report.items() if k != "history"}}
     with atomic_dir(out, overwrite=overwrite, replace_if=("head.npz",)) as tmp:
         PathScorer(head, config).save(tmp)
