@@ -22,6 +22,16 @@ def _forbid_encoders(monkeypatch):
     monkeypatch.setattr(SentenceTransformer, "encode", boom)  # also a copy cached by an earlier test
 
 
+def test_search_on_a_bm25_only_index_defaults_to_bm25_and_loads_nothing(tmp_path, monkeypatch):
+    kb = tmp_path / "kb.tsv"
+    kb.write_text("Mona_Lisa\tpainted_by\tLeonardo_da_Vinci\nParis\tcapital_of\tFrance\n")
+    assert runner.invoke(app, ["index", str(kb), "-o", str(tmp_path / "idx"), "--dense", "none"]).exit_code == 0
+    _forbid_encoders(monkeypatch)
+    r = runner.invoke(app, ["search", str(tmp_path / "idx"), "who painted the mona lisa", "-k", "1", "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)[0]["hits"][0]["head"] == "Mona_Lisa"
+
+
 @pytest.mark.data
 def test_eval_bm25_loads_and_encodes_nothing(data_dir, tmp_path, monkeypatch):
     monkeypatch.setenv("GRAPHHOP_CACHE", str(tmp_path))

@@ -117,7 +117,7 @@ def search_cmd(
     index_dir: Path = typer.Argument(..., help="Index directory built by `graphhop index`."),
     queries: list[str] = typer.Argument(..., help="One or more questions."),
     k: int = typer.Option(10, "-k", help="Results per question (up to 1000)."),
-    method: str = typer.Option("hybrid", "--method", "-m", help="A registered pipeline: bm25, dense, hybrid, mdr, golden, ..."),
+    method: str = typer.Option("auto", "--method", "-m", help="A registered pipeline: bm25, dense, hybrid, mdr, golden, ... (auto: hybrid, or whichever of bm25/dense the index has)."),
     model: Optional[str] = typer.Option(None, "--model", help="Encoder (must be the one the index was built with)."),
     rerank: Optional[Path] = typer.Option(None, "--rerank", help="Cross-encoder model directory (DiFaR²) to rerank with."),
     rerank_k: int = typer.Option(100, "--rerank-k", help="How many first-stage hits to rerank."),
@@ -138,6 +138,8 @@ def search_cmd(
     if not 1 <= k <= 1000:
         raise GraphhopError(f"-k: must be between 1 and 1000, got {k}")
     index = KnowledgeIndex.open(index_dir)
+    if method == "auto":
+        method = "hybrid" if index.has_sparse and index.has_dense else "bm25" if index.has_sparse else "dense"
     retriever = with_rerank(build_pipeline(method, index, model=model), index, rerank, rerank_k)
     rankings = [[h if h.text else index.docs[h.id].hit(h.score) for h in ranking] for ranking in retriever.search(queries, k)]
     if as_json:
