@@ -113,7 +113,7 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     recs = B.benchmark_records(args.dataset, args.data_dir, args.data, args.select_limit, args.split.split(","))
     cache = EmbeddingCache(args.cache)
-    train = load_examples(stride_sample(recs["train"], args.train_limit), cache)
+    train = [] if args.reuse_model and not args.golden else load_examples(stride_sample(recs["train"], args.train_limit), cache)
     select = load_examples(recs["select"], cache)
     evals = {k: load_examples(stride_sample(v, args.eval_limit), cache) for k, v in B.report_splits(args.dataset, recs).items()}
     model, card = train_or_load(args, out, train, select, cache)
@@ -121,7 +121,7 @@ def main() -> None:
     shapes = choose_shapes(select, bm25, cache.encode)  # chosen on the carve too
     chains, golden = golden_chains(args, out, train, bm25) if args.golden else ({}, {})
     methods = [*BASELINES, *chains, *BGR_METHODS, *(f"bgr-merge:{r}" for r in MERGE_RULES)]
-    result = {"dataset": args.dataset, "train": len(train), "select": len(select), "train_seconds": card["train_seconds"],
+    result = {"dataset": args.dataset, "train": card.get("train_examples", len(train)), "select": len(select), "train_seconds": card["train_seconds"],
               "selection": card["selection"], "best_epoch": card["best_epoch"], "history": card["history"],
               "baseline_shapes": shapes, "eval": {}, "latency": {}, **{k: v for k, v in golden.items() if k != "generator"}}
     for name, exs in evals.items():
