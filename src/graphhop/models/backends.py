@@ -174,7 +174,33 @@ class FastTokenizer:
         return out
 
 
-class OnnxEncoder:
+class _Encoder:
+    """What the index and retrievers use of a sentence-transformers encoder: ``encode`` (one text ->
+    a vector, a list -> a matrix of normalized float32 rows) and the dimension. Subclasses set
+    ``_dim`` and implement ``_vectors`` for a non-empty list."""
+
+    _dim: int
+    default_batch_size = 128
+
+    def get_embedding_dimension(self) -> int:
+        return self._dim
+
+    get_sentence_embedding_dimension = get_embedding_dimension
+
+    def encode(self, texts: Sequence[str] | str, batch_size: int | None = None, **_: Any) -> np.ndarray:
+        """Vectors of ``texts`` (one vector for a single string)."""
+        single = isinstance(texts, str)
+        texts = [texts] if single else list(texts)
+        if not texts:
+            return np.zeros((0, self._dim), dtype=np.float32)
+        out = self._vectors(texts, batch_size or self.default_batch_size)
+        return out[0] if single else out
+
+    def _vectors(self, texts: list[str], batch_size: int) -> np.ndarray:
+        raise NotImplementedError
+
+
+class OnnxEncoder(_Encoder):
     """An exported encoder run by onnxruntime with length-bucketed batches (tokenized by
     :class:`FastTokenizer` when the export has a ``tokenizer.json``, else by transformers)."""
 
@@ -200,28 +226,22 @@ class OnnxEncoder:
         enc = self.tokenizer(list(texts), padding=True, truncation=True, max_length=self.max_length, return_tensors="np")
         return {k: enc[k].astype(np.int64) for k in ("input_ids", "attention_mask", "token_type_ids")}
 
-    def get_embedding_dimension(self) -> int:
-        return self._dim
-
-    get_sentence_embedding_dimension = get_embedding_dimension
-
-    def encode(self, texts: Sequence[str] | str, batch_size: int = 128, **_: Any) -> np.ndarray:
+    def _vectors(self, texts: list[str], batch_size: int) -> np.ndarray:
         """Normalized float32 vectors, in input order (batches formed by sorted token length)."""
-        single = isinstance(texts, str)
-        texts = [texts] if single else list(texts)
         out = np.zeros((len(texts), self._dim), dtype=np.float32)
-        if texts:
-            lengths = [len(ids) for ids in self.tokenizer(texts, add_special_tokens=True, truncation=True,
-                                                           max_length=self.max_length)["input_ids"]]
-            order = np.argsort(lengths, kind="stable")
-            for i in range(0, len(order), batch_size):
-                idx = order[i : i + batch_size]
-                out[idx] = self.session.run(None, self._tokens([texts[j] for j in idx]))[0]
-        return out[0] if single else out
+        lengths = [len(ids) for ids in self.tokenizer(texts, add_special_tokens=True, truncation=True,
+                                                       max_length=self.max_length)["input_ids"]]
+        order = np.argsort(lengths, kind="stable")
+        for i in range(0, len(order), batch_size):
+            idx = order[i : i + batch_size]
+            out[idx] = self.session.run(None, self._tokens([texts[j] for j in idx]))[0]
+        return out
 
 
-class StaticEncoder:
+class StaticEncoder(_Encoder):
     """A model2vec static-embedding model (vectors normalized here)."""
+
+    default_batch_size = 1024
 
     def __init__(self, path: Path, name: str, max_length: int | None = None) -> None:
         from model2vec import StaticModel
@@ -231,22 +251,13 @@ class StaticEncoder:
         self.max_length = max_length or 512
         self._dim = int(self.model.dim)
 
-    def get_embedding_dimension(self) -> int:
-        return self._dim
-
-    get_sentence_embedding_dimension = get_embedding_dimension
-
-    def encode(self, texts: Sequence[str] | str, batch_size: int = 1024, **_: Any) -> np.ndarray:
+    def _vectors(self, texts: list[str], batch_size: int) -> np.ndarray:
         """Normalized float32 vectors (mean of token vectors)."""
-        single = isinstance(texts, str)
-        texts = [texts] if single else list(texts)
-        if not texts:
-            return np.zeros((0, self._dim), dtype=np.float32)
         v = np.asarray(self.model.encode(texts, batch_size=max(batch_size, 1024), show_progress_bar=False,
                                         max_length=self.max_length), dtype=np.float32)
         norms = np.linalg.norm(v, axis=1, keepdims=True)
         v /= np.where(norms == 0, 1.0, norms)
-        return v[0] if single else v
+        return v
 
 
 class TruncatingEncoder:

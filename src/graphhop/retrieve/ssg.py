@@ -34,6 +34,7 @@ from torch import nn
 
 from graphhop.core import InputError
 from graphhop.graph import ROOT, EvidenceGraph
+from graphhop.retrieve.bgr_model import path_text
 
 __all__ = ["SSGConfig", "SSGModel", "SSGRetriever", "state_text", "support_sets", "sets_to_graph",
            "save_ssg", "load_ssg", "EOS"]
@@ -63,9 +64,8 @@ class SSGConfig:
             raise InputError("SSG max_branch, max_steps and max_states must be >= 1")
 
 
-def state_text(query: str, facts: Sequence[str], sep: str = " [SEP] ") -> str:
-    """The SSG state: the query followed by the texts of the facts in the set."""
-    return sep.join([query, *facts])
+#: The SSG state: the query followed by the texts of the facts in the set (the text of a BGR path).
+state_text = path_text
 
 
 class SSGModel(nn.Module):
