@@ -8,7 +8,8 @@ import pytest
 
 from graphhop.core import GraphhopError, Hit, Reranker, Retriever, Stage
 from graphhop.pipeline.ops import Rerank
-from graphhop.retrieve.rerank import CrossEncoderReranker, load_sequence_classifier, score_pairs
+from graphhop.models.cross_encoder import load_sequence_classifier, score_pairs
+from graphhop.retrieve.rerank import CrossEncoderReranker
 
 
 class FixedRetriever(Stage):

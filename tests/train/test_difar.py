@@ -188,7 +188,7 @@ def test_reranker_training_improves_dev_never_mines_gold_and_resumes(tiny_dirs, 
             assert d not in ex.positives and train.text("toy", d) not in gold_texts
     assert all(len(p) == 8 for p in saved["pool"]) and all(len(n) == 2 for n in saved["negatives"])
     # save -> load: the best model reproduces its recorded dev metrics
-    from graphhop.retrieve.rerank import load_sequence_classifier
+    from graphhop.models.cross_encoder import load_sequence_classifier
 
     model, tok = load_sequence_classifier(out)
     again = rank_metrics(dev, _rerank_lists(model, tok, dev, saved["val"], TrainConfig(max_length=32)))

@@ -269,14 +269,14 @@ class CrossEncoderScorer:
     tau = 0.5
 
     def __init__(self, model_dir: str, batch_size: int = 64, max_length: int = 96) -> None:
-        from graphhop.retrieve.rerank import load_sequence_classifier
+        from graphhop.models.cross_encoder import load_sequence_classifier
 
         self.model, self.tokenizer = load_sequence_classifier(model_dir)
         self.batch_size = batch_size
         self.max_length = max_length
 
     def score(self, question: str, texts: Sequence[str]) -> list[float]:
-        from graphhop.retrieve.rerank import score_pairs
+        from graphhop.models.cross_encoder import score_pairs
 
         if not texts:
             return []

@@ -24,8 +24,9 @@ from typing import Any, Callable, Sequence
 
 from graphhop.core import GraphhopError, Ranking, Stage
 from graphhop.kb.verbalize import normalize_question
+from graphhop.models.cross_encoder import load_sequence_classifier, score_pairs
 
-__all__ = ["CrossEncoderReranker", "load_sequence_classifier", "score_pairs", "with_rerank"]
+__all__ = ["CrossEncoderReranker", "with_rerank"]
 
 
 def _text_lookup(docs: Any) -> Callable[[str], str]:
@@ -42,46 +43,6 @@ def _text_lookup(docs: Any) -> Callable[[str], str]:
     if callable(docs):
         return docs
     raise TypeError("docs must be a KnowledgeIndex, a DocStore, a dict or an id -> text callable")
-
-
-def load_sequence_classifier(name: str | Path | None) -> tuple[Any, Any]:
-    """``(model, tokenizer)`` of a one-logit sequence classifier, on the CPU, in eval mode.
-
-    ``name`` is a directory written by ``graphhop train reranker`` (or any cross-encoder), a
-    Hugging Face name, or ``None`` for the bundled MiniLM (which then gets an untrained head).
-    """
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
-
-    from graphhop.models.encoder import resolve_model
-
-    target = resolve_model(None if name is None else str(name))
-    try:
-        tokenizer = AutoTokenizer.from_pretrained(target)
-        model = AutoModelForSequenceClassification.from_pretrained(target, num_labels=1)
-    except OSError as exc:
-        raise GraphhopError(f"cannot load cross-encoder {name!r}: {str(exc).splitlines()[0]}") from None
-    model.eval()
-    return model, tokenizer
-
-
-def score_pairs(model: Any, tokenizer: Any, queries: Sequence[str], texts: Sequence[str], batch_size: int = 64, max_length: int = 96) -> list[float]:
-    """Cross-encoder logits for ``(queries[i], texts[i])``, in batches, without gradients."""
-    import torch
-
-    out: list[float] = []
-    with torch.inference_mode():
-        for i in range(0, len(queries), batch_size):
-            enc = tokenizer(
-                list(queries[i : i + batch_size]),
-                list(texts[i : i + batch_size]),
-                padding=True,
-                truncation=True,
-                max_length=max_length,
-                return_tensors="pt",
-            )
-            logits = model(**enc).logits
-            out.extend(logits[:, 0].float().tolist())
-    return out
 
 
 class CrossEncoderReranker(Stage):

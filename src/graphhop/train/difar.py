@@ -301,7 +301,7 @@ def _contrastive_loss(model: Any, queries: list[str], texts: list[str], gold: li
 
 
 def _rerank_lists(model: Any, tokenizer: Any, data: TrainData, candidates: Sequence[Sequence[str]], cfg: TrainConfig) -> list[list[str]]:
-    from graphhop.retrieve.rerank import score_pairs
+    from graphhop.models.cross_encoder import score_pairs
 
     model.eval()
     qs, texts = [], []
@@ -370,7 +370,7 @@ def train_reranker(
     import torch
 
     from graphhop.models.encoder import canonical_model_name
-    from graphhop.retrieve.rerank import load_sequence_classifier
+    from graphhop.models.cross_encoder import load_sequence_classifier
 
     run = TrainingRun("reranker", train, val, out, cfg, datasets, progress, log)
     val = run.val
