@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import warnings
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Sequence
 
 import networkx as nx
@@ -31,6 +32,7 @@ import networkx as nx
 from graphhop.core import GraphhopError, InputError, Triple
 
 __all__ = [
+    "TextPath",
     "ROOT",
     "GRAPH_TYPES",
     "EvidenceGraph",
@@ -416,3 +418,11 @@ def count_structures(graphs: Iterable[EvidenceGraph]) -> int:
     for graph in graphs:
         counter.add(graph)
     return len(counter)
+
+
+@dataclass(frozen=True)
+class TextPath:
+    """A path of evidence ids from the question, with its summed hop score."""
+
+    ids: tuple[str, ...]
+    score: float

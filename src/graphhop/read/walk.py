@@ -156,7 +156,7 @@ class SentenceGraph:
                 last.setdefault(words[-1], set()).add(key)
         links = getattr(search, "entity_links", None)
         if links is None:
-            from graphhop.retrieve.texthop import EntityLinks
+            from graphhop.index.links import EntityLinks
 
             links = EntityLinks(self.index)
         self.links = links
@@ -347,10 +347,10 @@ class WalkReader:
         return bridge_types & relation_keys(f"{name} {before} {self.description(name, sentence)}")
 
     def read(self, question: str, query: str | None = None) -> tuple[list[Any], list[Any]]:
-        """Paths (:class:`~graphhop.retrieve.texthop.TextPath`) and readings for ``question``;
+        """Paths (:class:`~graphhop.graph.TextPath`) and readings for ``question``;
         ``query`` (the unmasked question) names the entities when given."""
         from graphhop.read.text_qa import Reading
-        from graphhop.retrieve.texthop import TextPath
+        from graphhop.graph import TextPath
 
         entities = self.graph.entities(question)
         relations, answer_types, bridge_types = question_words(question, entities)
