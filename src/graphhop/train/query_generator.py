@@ -52,27 +52,15 @@ def query_examples(
             for span in trajectory_examples(ex.id, ex.question, search, ex.gold, ex.ordered, stats=stats, **options)]
 
 
-def trajectory_examples(
-    qid: str,
-    question: str,
-    search: GoldEnSearch,
-    gold: Sequence[str],
-    ordered: bool = False,
-    per_hop: int = 5,
-    max_words: int = 50,
-    stop_examples: bool = True,
-    stats: OracleStats | None = None,
-    select: str = "shortest",
-) -> list[SpanExample]:
+def trajectory_examples(qid: str, question: str, search: GoldEnSearch, gold: Sequence[str], ordered: bool = False,
+                        stop_examples: bool = True, stats: OracleStats | None = None, **oracle: Any) -> list[SpanExample]:
     """Span-selector examples of one question's oracle trajectory over ``search`` (any object with
-    GoldEnSearch's ``search``/``candidates``/``index.docs``, e.g. a candidate pool)."""
+    GoldEnSearch's ``search``/``candidates``/``index.docs``, e.g. a candidate pool); ``oracle`` are
+    :func:`~graphhop.retrieve.golden_oracle.oracle_trajectory`'s options (``per_hop``, ``max_words``, ``select``)."""
     stats = stats if stats is not None else OracleStats()
     stats.questions += 1
     out: list[SpanExample] = []
-    for hop in oracle_trajectory(
-        search, question, gold, ordered=ordered, per_hop=per_hop, max_words=max_words, stop_hop=stop_examples,
-        select=select,  # type: ignore[arg-type]
-    ):
+    for hop in oracle_trajectory(search, question, gold, ordered=ordered, stop_hop=stop_examples, **oracle):
         hid = f"{qid}#hop{hop.hop}"
         if hop.query is None:
             out.append(SpanExample(hop_prompt(hop.hop), hop.context, None, None, hid))
