@@ -211,10 +211,6 @@ def _walk(store: TripleStore, rng: random.Random, start: str, ops: Iterable[str]
     return chain
 
 
-def _end(store: TripleStore, chain: _Chain) -> set[str]:
-    return {e for e, _ in _execute(store, chain)}
-
-
 def ground_template(
     template: ProgramTemplate,
     store: TripleStore,

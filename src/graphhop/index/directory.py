@@ -18,8 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
-import numpy as np
-
 from graphhop.core import Fact, Hit, InputError, Passage
 from graphhop.index.dense import DENSE_KINDS, DenseIndex, DenseOptions
 from graphhop.index.encode import EncodingOptions
@@ -324,8 +322,3 @@ class KnowledgeIndex:
     def set_search_options(self, **changes: object) -> None:
         """Change search-time options for this session: ``ef_search`` (HNSW), ``nprobe``/``k_factor`` (IVF)."""
         self._dense = self.dense.with_options(**changes)
-
-    def encode_documents(self, encoder, batch_size: int = 128) -> np.ndarray:
-        """Encode every document with ``encoder`` (e.g. to compare models); returns float32 rows."""
-        texts = [dense_text(d) for d in self.docs.docs]
-        return np.asarray(encoder.encode(texts, batch_size=batch_size, convert_to_numpy=True), dtype=np.float32)

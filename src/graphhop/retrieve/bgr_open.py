@@ -13,8 +13,6 @@ later step asks the index for the passages that lead to the path's last one (sam
 
 from __future__ import annotations
 
-from typing import Any
-
 import networkx as nx
 import numpy as np
 import torch
@@ -174,8 +172,3 @@ class OpenBGR:
         graph.text_evidence = True
         self.last_candidates = list(seen.texts)
         return graph
-
-
-def describe_graph(graph: EvidenceGraph) -> dict[str, Any]:
-    """Nodes and edges of a retrieved graph (for traces)."""
-    return {"nodes": graph.evidence_ids, "edges": [list(e) for e in graph.edges]}

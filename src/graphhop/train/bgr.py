@@ -201,10 +201,6 @@ def bgr_loss_batch(model: BGRModel, examples: Sequence[BGRExample], items: Seque
     return (loss * mask).sum() / mask.sum().clamp(min=1)
 
 
-def _thr(cfg: BGRConfig, direction: str) -> float:
-    return cfg.threshold_forward if direction == "forward" else cfg.threshold_backward
-
-
 def predict_direction_results(model: BGRModel, examples: Sequence[BGRExample], direction: str, threshold: float,
                               branch: int | None = None, encode: Callable[[list[str]], np.ndarray] | None = None):
     """Raw :class:`~graphhop.retrieve.graphhop.DirectionResult` per example."""
