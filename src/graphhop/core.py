@@ -18,6 +18,7 @@ __all__ = [
     "Passage",
     "Hit",
     "Ranking",
+    "ranked_ids",
     "QAExample",
     "Answer",
     "Retriever",
@@ -92,6 +93,11 @@ class Hit(NamedTuple):
 
 #: An ordered list of hits for one query, best first.
 Ranking = list[Hit]
+
+
+def ranked_ids(ids: Sequence[str], k: int) -> Ranking:
+    """The first ``k`` distinct ids as a ranking (scores fall with the rank: ``1 / (1 + rank)``)."""
+    return [Hit(d, 1.0 / (1 + i)) for i, d in enumerate(list(dict.fromkeys(ids))[:k])]
 
 
 @dataclass(slots=True)

@@ -429,7 +429,7 @@ class WalkRetriever:
 
     def search_one(self, question: str, k: int) -> list[Any]:
         """One ranking (:class:`~graphhop.core.Hit` list)."""
-        from graphhop.retrieve.texthop import ranked_ids
+        from graphhop.core import ranked_ids
 
         _, readings = self.reader.read(question)
         walked = [d for r in sorted(readings, key=lambda r: -r.margin) for d in r.path]

@@ -22,7 +22,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from graphhop.core import Hit, Ranking
+from graphhop.core import Hit, Ranking, ranked_ids
 from graphhop.graph import EvidenceGraph, TextPath
 from graphhop.index.directory import KnowledgeIndex
 from graphhop.index.links import EntityLinks
@@ -187,11 +187,6 @@ def _reaches(graph: EvidenceGraph, source: str, target: str) -> bool:
     import networkx as nx
 
     return source in graph.g and target in graph.g and nx.has_path(graph.g, source, target)
-
-
-def ranked_ids(ids: Sequence[str], k: int) -> Ranking:
-    """The first ``k`` distinct ids as a ranking (scores fall with the rank)."""
-    return [Hit(d, 1.0 / (1 + i)) for i, d in enumerate(list(dict.fromkeys(ids))[:k])]
 
 
 def path_text(search: HopSearch, path: Sequence[str]) -> str:
