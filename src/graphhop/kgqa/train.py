@@ -191,7 +191,7 @@ class Corpus:
 
 def build_corpus(scorer: Any, sets: Sequence[tuple[str, str]] = TRAIN_SETS, root: str | Path | None = None,
                  seed: int = 0, metaqa_limit: int | None = 4000, progress: bool = True,
-                 synthetic: int = 600, typed: float = 0.5, typed_extra: int = 900) -> Corpus:
+                 synthetic: int = 600, typed: float = 0.5, typed_extra: int = 0) -> Corpus:
     """Load the training sets, enumerate candidates, add ``synthetic`` generated questions per
     training KB (:mod:`graphhop.kgqa.synthetic`; about ``typed`` of them name the answer by its
     type) and ``typed_extra`` more per KB that all do (:func:`typed_examples`), encode the masked
@@ -368,7 +368,7 @@ __all__ += ["evaluate_selection", "choose_threshold", "fit"]
 
 def train_scorer(out: str | Path, epochs: int = 4, lr: float = 2e-3, metaqa_limit: int | None = 3000, seed: int = 0,
                  max_minutes: float | None = None, root: str | Path | None = None, overwrite: bool = False,
-                 progress: bool = True, synthetic: int = 600, typed: float = 0.5, typed_extra: int = 900) -> dict[str, Any]:
+                 progress: bool = True, synthetic: int = 600, typed: float = 0.5, typed_extra: int = 0) -> dict[str, Any]:
     """Build the corpus, train a fresh head, and write it (``head.npz`` + ``config.json``) atomically."""
     from graphhop.io import atomic_dir
     from graphhop.kgqa.scorer import PathScorer, make_head
