@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -142,11 +141,11 @@ def test_failed_requests_are_counted_then_stop_the_run() -> None:
 
 
 @pytest.mark.data
-def test_shots_from_a_real_train_split_round_trip(tmp_path: Path) -> None:
+def test_shots_from_a_real_train_split_round_trip(tmp_path: Path, data_dir: Path) -> None:
     """Few-shot answers rendered from real builder graphs (WC-C: multi-chain) parse back exactly."""
     from graphhop.datasets.builder import build_named_dataset, read_records
 
-    build_named_dataset("wc-c", tmp_path, os.environ["GRAPHHOP_DATA"], splits=("dev",), limit=60, encoder=None)
+    build_named_dataset("wc-c", tmp_path, data_dir, splits=("dev",), limit=60, encoder=None)
     recs = list(read_records(tmp_path / "train.jsonl"))
     shots = pick_shots(recs, 3)
     assert len(shots) == 3
