@@ -41,6 +41,17 @@ def test_tiny_file_errors(tmp_path):
         load_entailmentbank(bad)
 
 
+@pytest.mark.parametrize("field", [{"meta": "oops"}, {"meta": {"triples": [1, 2]}}, {"depth_of_proof": "deep"}])
+def test_odd_field_types_are_one_line_errors(tmp_path, field):
+    """A field of the wrong JSON type is an InputError naming file and line, not an AttributeError."""
+    bad = tmp_path / "task_1" / "dev.jsonl"
+    bad.parent.mkdir()
+    record = {"id": "x", "question": "q", "hypothesis": "h", "context": "sent1: a", **field}
+    bad.write_text(json.dumps(record) + "\n")
+    with pytest.raises(InputError, match=r"dev.jsonl:1: malformed EntailmentBank record"):
+        load_entailmentbank(bad)
+
+
 @pytest.mark.data
 def test_real_tree_as_evidence_graph(data_dir):
     eb = data_dir / "entailmentbank"

@@ -141,25 +141,34 @@ def load_entailmentbank(path: str | Path, trees_from: str | Path | None = None) 
     out: list[EntailmentTree] = []
     for lineno, obj in iter_jsonl(path):
         where = f"{path}:{lineno}"
-        meta = obj.get("meta", {}) or {}
-        context = meta.get("triples") or parse_context(str(_field(obj, "context", where)))
-        steps = parse_proof(str(obj.get("proof", "")), where)
-        tree = EntailmentTree(
-            id=str(_field(obj, "id", where)),
-            question=str(_field(obj, "question", where)),
-            answer=str(obj.get("answer", "")),
-            hypothesis=str(_field(obj, "hypothesis", where)),
-            context=dict(context),
-            steps=steps,
-            intermediates=dict(meta.get("intermediate_conclusions", {}) or {}),
-            distractors=list(meta.get("distractors", []) or []),
-            depth=int(obj.get("depth_of_proof", 0) or 0),
-            task=task,
-        )
+        try:
+            tree, steps = _record_tree(obj, where, task)
+        except (AttributeError, TypeError, ValueError) as exc:
+            raise InputError(f"{where}: malformed EntailmentBank record ({exc})") from None
         if not steps and tree.id in reference:
             tree = _transfer_tree(reference[tree.id], tree)
         out.append(tree)
     return out
+
+
+def _record_tree(obj: dict[str, Any], where: str, task: str) -> tuple[EntailmentTree, list]:
+    """One JSONL record as a tree (and its parsed proof steps); odd field types raise TypeError/ValueError."""
+    meta = obj.get("meta", {}) or {}
+    context = meta.get("triples") or parse_context(str(_field(obj, "context", where)))
+    steps = parse_proof(str(obj.get("proof", "")), where)
+    tree = EntailmentTree(
+        id=str(_field(obj, "id", where)),
+        question=str(_field(obj, "question", where)),
+        answer=str(obj.get("answer", "")),
+        hypothesis=str(_field(obj, "hypothesis", where)),
+        context=dict(context),
+        steps=steps,
+        intermediates=dict(meta.get("intermediate_conclusions", {}) or {}),
+        distractors=list(meta.get("distractors", []) or []),
+        depth=int(obj.get("depth_of_proof", 0) or 0),
+        task=task,
+    )
+    return tree, steps
 
 
 def _transfer_tree(ref: EntailmentTree, tree: EntailmentTree) -> EntailmentTree:
