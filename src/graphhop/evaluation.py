@@ -164,7 +164,7 @@ def dataset_index(
 
     stat = kb_file.stat()
     key = "|".join(
-        [str(kb_file.resolve()), str(stat.st_size), str(int(stat.st_mtime)), canonical_model_name(model), str(dense and dense.to_dict()),
+        [str(kb_file.resolve()), str(stat.st_size), str(int(stat.st_mtime)), canonical_model_name(model), str(dense and dense.cache_key()),
          str(SparseOptions().to_dict())]
     )
     digest = hashlib.sha256(key.encode()).hexdigest()[:12]

@@ -29,6 +29,8 @@ from graphhop.core import InputError
 __all__ = ["DenseOptions", "DenseIndex", "DENSE_KINDS", "auto_nlist"]
 
 DENSE_KINDS = ("flat", "hnsw-sq", "ivf-pq")
+#: Fields only the ``ivf-pq`` kind reads (left out of other kinds' cache keys).
+IVF_FIELDS = ("nlist", "nprobe", "pq_m", "k_factor", "refine")
 SHORTLIST_MIN = 256  # candidates re-ranked at least, whatever k
 REFINES = {"fp16": faiss.ScalarQuantizer.QT_fp16, "sq8": faiss.ScalarQuantizer.QT_8bit}
 
@@ -49,6 +51,11 @@ class DenseOptions:
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
+
+    def cache_key(self) -> dict[str, object]:
+        """The options that identify a build of this kind, for cache keys: ivf-pq's own fields only for
+        ivf-pq, so indexes cached before those fields existed stay valid."""
+        return {k: v for k, v in asdict(self).items() if self.kind == "ivf-pq" or k not in IVF_FIELDS}
 
     @classmethod
     def from_dict(cls, d: dict) -> "DenseOptions":
