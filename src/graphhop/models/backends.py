@@ -24,6 +24,7 @@ import hashlib
 import os
 import shutil
 import tempfile
+from abc import ABC, abstractmethod
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
@@ -174,7 +175,7 @@ class FastTokenizer:
         return out
 
 
-class _Encoder:
+class _Encoder(ABC):
     """What the index and retrievers use of a sentence-transformers encoder: ``encode`` (one text ->
     a vector, a list -> a matrix of normalized float32 rows) and the dimension. Subclasses set
     ``_dim`` and implement ``_vectors`` for a non-empty list."""
@@ -196,8 +197,9 @@ class _Encoder:
         out = self._vectors(texts, batch_size or self.default_batch_size)
         return out[0] if single else out
 
+    @abstractmethod
     def _vectors(self, texts: list[str], batch_size: int) -> np.ndarray:
-        raise NotImplementedError
+        """Vectors of a non-empty list of texts, ``batch_size`` at a time (each backend's own)."""
 
 
 class OnnxEncoder(_Encoder):
