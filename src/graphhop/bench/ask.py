@@ -37,7 +37,7 @@ def bench_questions(datasets: Sequence[str], n: int, root: str | Path | None = N
     """``(kb_file, [(question, hops), ...])``: ``n`` dev questions split evenly over ``datasets``
     (which must share one KB), each an even stride over its file (MetaQA: the report half)."""
     from graphhop.datasets.kgqa import DATASETS, kb_path, load_dataset
-    from graphhop.kgqa.evaluate import stride_sample
+    from graphhop.eval.experiment import stride_sample
     from graphhop.kgqa.train import metaqa_part
 
     unknown = [d for d in datasets if d.lower() not in DATASETS]

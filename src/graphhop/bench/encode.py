@@ -15,6 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from graphhop.eval.experiment import stride_sample
 from graphhop.index.dense import DenseIndex, DenseOptions
 from graphhop.index.directory import DocStore, dense_text, documents_from_facts
 from graphhop.kb.loaders import iter_triples
@@ -24,13 +25,6 @@ from graphhop.models.backends import BACKENDS, get_threads, load_backend
 from graphhop.retrieve.two_tier import rescore
 
 __all__ = ["encode_benchmark", "stride_sample"]
-
-
-def stride_sample(items: Sequence[Any], n: int) -> list[Any]:
-    """``n`` items at an even stride over the whole sequence (not its first ``n``)."""
-    if n >= len(items):
-        return list(items)
-    return [items[int(i * len(items) / n)] for i in range(n)]
 
 
 def _unit(v: np.ndarray) -> np.ndarray:

@@ -32,20 +32,13 @@ from typing import Any, Callable, Sequence
 
 from graphhop.core import InputError, QAExample
 from graphhop.kb.loaders import iter_jsonl
+from graphhop.eval.experiment import stride_sample
 from graphhop.kgqa.link import tokens
 
 __all__ = ["stride_sample", "load_regression", "score_example", "summarize", "evaluate_examples", "evaluate_dataset",
            "selection_examples"]
 
 Triple = tuple[str, str, str]
-
-
-def stride_sample(items: Sequence[Any], n: int | None) -> list[Any]:
-    """``n`` items evenly spaced over ``items`` (all of them when ``n`` is None or larger)."""
-    if n is None or n >= len(items):
-        return list(items)
-    step = len(items) / n
-    return [items[int(i * step)] for i in range(n)]
 
 
 def _norm(name: str) -> str:
