@@ -87,3 +87,22 @@ def test_eval_on_real_data_prints_one_table(data_dir, tmp_path):
     assert row["method"] == "bm25" and row["n"] == 186
     # BM25 over cleaned facts (docs/RESULTS.md): a gold fact is usually at rank 1
     assert row["fact Hits@1"] > 0.6 and row["fact MRR"] > 0.75  # measured 0.651 / 0.804
+
+
+def test_trainers_share_options_with_their_own_defaults(monkeypatch):
+    """`train retriever` and `train reranker` read one option table; each gets its own defaults."""
+    import graphhop.cli.train as train_cli
+
+    seen = {}
+    monkeypatch.setattr(train_cli, "_load", lambda datasets, data, limit, holdout, max_positives, seed:
+                        (seen.update(load=(datasets, limit, max_positives, seed)) or (["pq-2h"], None, None)))
+    monkeypatch.setattr(train_cli, "_run", lambda kind, out, names, train, val, cfg, as_json:
+                        seen.update(kind=kind, out=str(out), cfg=cfg.to_dict()))
+    assert runner.invoke(app, ["train", "retriever", "-o", "m", "--datasets", "pq-2h"]).exit_code == 0
+    assert (seen["cfg"]["lr"], seen["cfg"]["hard_negatives"], seen["cfg"]["max_length"]) == (2e-5, 1, 64)
+    assert (seen["cfg"]["random_negatives"], seen["cfg"]["scale"], seen["out"]) == (0, 20.0, "m")
+    args = ["train", "reranker", "-o", "r", "--datasets", "pq-2h,wc-c", "--max-positives", "3", "--limit", "5", "--eval-k", "9"]
+    assert runner.invoke(app, args).exit_code == 0
+    assert (seen["cfg"]["lr"], seen["cfg"]["hard_negatives"], seen["cfg"]["max_length"]) == (3e-5, 3, 96)
+    assert (seen["cfg"]["random_negatives"], seen["cfg"]["eval_k"], seen["load"]) == (1, 9, ("pq-2h,wc-c", 5, 3, 0))
+    assert runner.invoke(app, ["train", "reranker", "--datasets", "pq-2h"]).exit_code == 2   # --out is required

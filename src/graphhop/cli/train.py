@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import json
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
@@ -76,12 +76,13 @@ def _run(kind: str, out: Path, names, train, val, cfg, as_json: bool) -> None:
         raise typer.Exit(1)
 
 
-# Options that `train retriever` and `train reranker` share (typer reads them as defaults).
-_OPT_OUT = typer.Option(..., "--out", "-o", help="Model directory to write (best checkpoint + graphhop_card.json); <out>.ckpt holds the resumable state.")
-_OPT_DATASETS = typer.Option(..., "--datasets", help=_DATASETS_HELP)
-_OPT_DATA = typer.Option(None, "--data", help="Benchmark data root (default: $GRAPHHOP_DATA).")
-_OPT_WARMUP = typer.Option(0.1, "--warmup", help="Warm-up, as a fraction of all steps.")
-#: The run options both trainers take, declared once: (parameter, type, option). :func:`_run_options`
+#: What both trainers write and read, first in their ``--help``: (parameter, type, option).
+_IO_OPTIONS = [
+    ("out", Path, typer.Option(..., "--out", "-o", help="Model directory to write (best checkpoint + graphhop_card.json); <out>.ckpt holds the resumable state.")),
+    ("datasets", str, typer.Option(..., "--datasets", help=_DATASETS_HELP)),
+    ("data", Optional[Path], typer.Option(None, "--data", help="Benchmark data root (default: $GRAPHHOP_DATA).")),
+]
+#: The run options both trainers take, declared once: (parameter, type, option). :func:`_trainer_options`
 #: adds them to a command's signature; the command receives them as keyword arguments.
 _RUN_OPTIONS = [
     ("limit", Optional[int], typer.Option(None, "--limit", help="Use at most N training questions per dataset (seeded shuffle).")),
@@ -94,42 +95,60 @@ _RUN_OPTIONS = [
     ("seed", int, typer.Option(0, "--seed", help="Random seed (data order, negatives).")),
     ("as_json", bool, typer.Option(False, "--json", help="Print the summary as one JSON line.")),
 ]
+#: The fitting options both trainers take, each with the retriever's and the reranker's default:
+#: parameter -> (type, flag, {kind: default}, help). Read by :func:`_trainer_options`.
+_FIT_OPTIONS: dict[str, tuple[type, str, dict[str, Any], str]] = {
+    "epochs": (int, "--epochs", {"retriever": 2, "reranker": 2}, "Passes over the training questions."),
+    "batch_size": (int, "--batch-size", {"retriever": 32, "reranker": 32},
+                   "(question, fact) pairs per batch (retriever: in-batch negatives = batch size - 1)."),
+    "lr": (float, "--lr", {"retriever": 2e-5, "reranker": 3e-5}, "AdamW learning rate (linear warm-up, then linear decay)."),
+    "warmup": (float, "--warmup", {"retriever": 0.1, "reranker": 0.1}, "Warm-up, as a fraction of all steps."),
+    "hard_negatives": (int, "--hard-negatives", {"retriever": 1, "reranker": 3},
+                       "Hard negatives per question: the highest-ranked non-gold facts (retriever: added per pair; 0 = in-batch only)."),
+    "mine_k": (int, "--mine-k", {"retriever": 20, "reranker": 20},
+               "Hard negatives are drawn from the top-K non-gold facts (retriever: of the current model; reranker: of the miner)."),
+    "remine_every": (int, "--remine-every", {"retriever": 1, "reranker": 1},
+                     "Every N epochs, re-mine the hard negatives with the current model (0 = never)."),
+    "max_length": (int, "--max-length", {"retriever": 64, "reranker": 96},
+                   "Max tokens per question or fact (reranker: per (question, fact) pair)."),
+    "max_positives": (int, "--max-positives", {"retriever": 8, "reranker": 8},
+                      "Training pairs per question at most (all gold facts stay excluded from negatives)."),
+}
 
 
-def _run_options(command):
-    """Give ``command`` (which takes ``**run``) the :data:`_RUN_OPTIONS` as keyword-only parameters."""
-    sig = inspect.signature(command)
-    params = [p for p in sig.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
-    params += [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=option, annotation=kind)
-               for name, kind, option in _RUN_OPTIONS]
-    command.__signature__ = sig.replace(parameters=params)
-    return command
+def _trainer_options(kind: str):
+    """Give the ``kind`` trainer command (which takes ``**run``) the :data:`_IO_OPTIONS` before its own
+    options, then the :data:`_FIT_OPTIONS` with ``kind``'s defaults and the :data:`_RUN_OPTIONS`."""
+    fit = [(name, typ, typer.Option(defaults[kind], flag, help=help_))
+           for name, (typ, flag, defaults, help_) in _FIT_OPTIONS.items()]
+
+    def add(command):
+        sig = inspect.signature(command)
+        keyword = inspect.Parameter.KEYWORD_ONLY
+        own = [p.replace(kind=keyword) for p in sig.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+        params = [inspect.Parameter(name, keyword, default=option, annotation=typ) for name, typ, option in _IO_OPTIONS]
+        params += own + [inspect.Parameter(name, keyword, default=option, annotation=typ)
+                         for name, typ, option in fit + _RUN_OPTIONS]
+        command.__signature__ = sig.replace(parameters=params)
+        return command
+
+    return add
 
 
-def _train(kind: str, out: Path, datasets: str, data: Optional[Path], max_positives: int, run: dict, **config) -> None:
-    """Load the data and train ``kind`` with the command's ``config`` and :data:`_RUN_OPTIONS` ``run``."""
-    names, train, val = _load(datasets, data, run["limit"], run["holdout"], max_positives, run["seed"])
-    cfg = _config(**config, max_steps=run["max_steps"], max_minutes=run["max_minutes"], pool_size=run["pool_size"],
+def _train(kind: str, run: dict, **config) -> None:
+    """Load the data and train ``kind`` with the command's own ``config`` and the options of
+    :func:`_trainer_options` (in ``run``)."""
+    names, train, val = _load(run["datasets"], run["data"], run["limit"], run["holdout"], run["max_positives"], run["seed"])
+    fit = {name: run[name] for name in _FIT_OPTIONS if name != "max_positives"}
+    cfg = _config(**config, **fit, max_steps=run["max_steps"], max_minutes=run["max_minutes"], pool_size=run["pool_size"],
                   threads=run["threads"], seed=run["seed"], val_limit=run["val_limit"])
-    _run(kind, out, names, train, val, cfg, run["as_json"])
+    _run(kind, run["out"], names, train, val, cfg, run["as_json"])
 
 
-@_run_options
+@_trainer_options("retriever")
 def train_retriever(
-    out: Path = _OPT_OUT,
-    datasets: str = _OPT_DATASETS,
-    data: Optional[Path] = _OPT_DATA,
     model: Optional[str] = typer.Option(None, "--model", help="Initial bi-encoder (default: bundled all-MiniLM-L6-v2)."),
-    epochs: int = typer.Option(2, "--epochs", help="Passes over the training pairs."),
-    batch_size: int = typer.Option(32, "--batch-size", help="Pairs per batch (in-batch negatives = batch size - 1)."),
-    lr: float = typer.Option(2e-5, "--lr", help="AdamW learning rate (linear warm-up, then linear decay)."),
-    warmup: float = _OPT_WARMUP,
-    hard_negatives: int = typer.Option(1, "--hard-negatives", help="Mined hard negatives added per pair (0 = in-batch only)."),
-    mine_k: int = typer.Option(20, "--mine-k", help="Hard negatives are drawn from the current model's top-K non-gold facts."),
-    remine_every: int = typer.Option(1, "--remine-every", help="Re-mine hard negatives with the current model every N epochs (0 = never)."),
     scale: float = typer.Option(20.0, "--scale", help="Similarity scale (inverse temperature) of the contrastive loss."),
-    max_length: int = typer.Option(64, "--max-length", help="Max tokens per question or fact."),
-    max_positives: int = typer.Option(8, "--max-positives", help="Training pairs per question at most (all gold facts stay excluded from negatives)."),
     **run,
 ) -> None:
     """Fine-tune the DiFaR bi-encoder on (question, gold fact) pairs with in-batch + hard negatives.
@@ -140,29 +159,15 @@ def train_retriever(
     from graphhop.models.locate import check_model
 
     check_model(model, "--model")
-    _train("retriever", out, datasets, data, max_positives, run, model=model, epochs=epochs, batch_size=batch_size, lr=lr,
-           warmup=warmup, hard_negatives=hard_negatives, random_negatives=0, mine_k=mine_k, remine_every=remine_every,
-           scale=scale, max_length=max_length)
+    _train("retriever", run, model=model, random_negatives=0, scale=scale)
 
 
-@_run_options
+@_trainer_options("reranker")
 def train_reranker(
-    out: Path = _OPT_OUT,
-    datasets: str = _OPT_DATASETS,
-    data: Optional[Path] = _OPT_DATA,
     model: Optional[str] = typer.Option(None, "--model", help="Cross-encoder backbone: HF name or directory (default: bundled MiniLM + a fresh one-logit head)."),
     miner: Optional[str] = typer.Option(None, "--miner", help="Bi-encoder whose top-K gives the hard negatives and validation candidates (default: MiniLM; or a `train retriever` output)."),
-    epochs: int = typer.Option(2, "--epochs", help="Passes over the training questions."),
-    batch_size: int = typer.Option(32, "--batch-size", help="(question, fact) pairs per batch."),
-    lr: float = typer.Option(3e-5, "--lr", help="AdamW learning rate (linear warm-up, then linear decay)."),
-    warmup: float = _OPT_WARMUP,
-    hard_negatives: int = typer.Option(3, "--hard-negatives", help="Hard negatives per question: the highest-ranked non-gold facts."),
     random_negatives: int = typer.Option(1, "--random-negatives", help="Random non-gold facts per question."),
-    mine_k: int = typer.Option(20, "--mine-k", help="Size of the miner's pool of non-gold candidates per question."),
-    remine_every: int = typer.Option(1, "--remine-every", help="Every N epochs, re-rank the pool with the current reranker and take its top non-gold facts (0 = never)."),
     eval_k: int = typer.Option(20, "--eval-k", help="Validation reranks the miner's top-K per held-out question."),
-    max_length: int = typer.Option(96, "--max-length", help="Max tokens per (question, fact) pair."),
-    max_positives: int = typer.Option(8, "--max-positives", help="Positive pairs per question at most (all gold facts stay excluded from negatives)."),
     **run,
 ) -> None:
     """Train a DiFaR² cross-encoder reranker with BCE on gold facts vs. the retriever's most confusing facts.
@@ -174,9 +179,7 @@ def train_reranker(
 
     check_model(model, "--model")
     check_model(miner, "--miner")
-    _train("reranker", out, datasets, data, max_positives, run, model=model, miner=miner, epochs=epochs,
-           batch_size=batch_size, lr=lr, warmup=warmup, hard_negatives=hard_negatives, random_negatives=random_negatives,
-           mine_k=mine_k, remine_every=remine_every, eval_k=eval_k, max_length=max_length)
+    _train("reranker", run, model=model, miner=miner, random_negatives=random_negatives, eval_k=eval_k)
 
 
 def train_query_generator(

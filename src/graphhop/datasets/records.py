@@ -38,18 +38,26 @@ def read_records(path: str | Path) -> Iterator[dict[str, Any]]:
         yield rec
 
 
+#: The per-record sizes a :class:`DatasetStats` sums and reports as means over the questions.
+MEAN_SIZES = ("nodes", "edges", "depth", "pool", "gold_evidence")
+_ROW_KEYS = ("name", "questions", "nodes", "edges", "depth", "max_depth", "pool", "gold_evidence", "structures", "qtypes",
+             "dropped")
+
+
+def record_sizes(rec: dict[str, Any], graph: EvidenceGraph) -> dict[str, int]:
+    """The :data:`MEAN_SIZES` of one record: its graph's nodes, edges and depth, its pool and gold evidence."""
+    return {"nodes": len(graph), "edges": graph.g.number_of_edges(), "depth": graph.depth(),
+            "pool": len(rec["evidence"]), "gold_evidence": sum(1 for e in rec["evidence"] if e.get("gold"))}
+
+
 @dataclass
 class DatasetStats:
     """Table-2-style statistics, accumulated one record at a time."""
 
     name: str = ""
     n: int = 0
-    nodes: int = 0
-    edges: int = 0
-    depth: int = 0
     max_depth: int = 0
-    pool: int = 0
-    gold: int = 0
+    sums: Counter = field(default_factory=Counter)  # the MEAN_SIZES, summed over the records
     types: Counter = field(default_factory=Counter)
     qtypes: Counter = field(default_factory=Counter)
     distractor_kinds: Counter = field(default_factory=Counter)
@@ -59,14 +67,10 @@ class DatasetStats:
     def add(self, rec: dict[str, Any], where: str = "record") -> None:
         """Count one record."""
         graph = EvidenceGraph.from_json(rec["graph"], where)
+        sizes = record_sizes(rec, graph)
         self.n += 1
-        self.nodes += len(graph)
-        self.edges += graph.g.number_of_edges()
-        d = graph.depth()
-        self.depth += d
-        self.max_depth = max(self.max_depth, d)
-        self.pool += len(rec["evidence"])
-        self.gold += sum(1 for e in rec["evidence"] if e.get("gold"))
+        self.sums.update(sizes)
+        self.max_depth = max(self.max_depth, sizes["depth"])
         self.types[rec.get("graph_type") or graph.graph_type()] += 1
         self.qtypes[rec.get("qtype", "")] += 1
         self.distractor_kinds.update(e.get("distractor_kind") for e in rec["evidence"] if not e.get("gold"))
@@ -79,19 +83,10 @@ class DatasetStats:
     def row(self) -> dict[str, Any]:
         """The statistics as a flat dict (means over questions; shares in percent)."""
         n = max(self.n, 1)
-        row: dict[str, Any] = {
-            "name": self.name,
-            "questions": self.n,
-            "nodes": round(self.nodes / n, 2),
-            "edges": round(self.edges / n, 2),
-            "depth": round(self.depth / n, 2),
-            "max_depth": self.max_depth,
-            "pool": round(self.pool / n, 2),
-            "gold_evidence": round(self.gold / n, 2),
-            "structures": len(self.structures),
-            "qtypes": len(self.qtypes),
-            "dropped": sum(self.dropped.values()),
-        }
+        values = {size: round(self.sums[size] / n, 2) for size in MEAN_SIZES}
+        values.update(name=self.name, questions=self.n, max_depth=self.max_depth, structures=len(self.structures),
+                      qtypes=len(self.qtypes), dropped=sum(self.dropped.values()))
+        row: dict[str, Any] = {key: values[key] for key in _ROW_KEYS}
         for t in GRAPH_TYPES:
             row[t] = round(100 * self.types[t] / n, 1)
         return row

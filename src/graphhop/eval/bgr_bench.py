@@ -217,7 +217,7 @@ def open_systems(model: Any, examples: Sequence[Any], db: OpenDB, golds: Sequenc
     index = build_index(documents_from_passages(Passage(i, t) for i, t in zip(db.ids, db.texts)), index_dir,
                         dense=None, overwrite=True, progress=False)
     bm25, shapes, stats = BM25Retriever(index, normalize=True), shapes or {}, {"recall": [], "latency_ms": []}
-    encoder = load_encoder(None if model.cfg.encoder == type(model.cfg)().encoder else model.cfg.encoder)
+    encoder = load_encoder(model.cfg.encoder_to_load())
     encode = lambda texts: encoder.encode(texts, convert_to_numpy=True, normalize_embeddings=True)  # noqa: E731
     ret = BGRRetriever(model, encode=lambda t: encode(t))
     sizes = [len(g.graph.evidence_ids) for g in golds]

@@ -30,7 +30,7 @@ class BGRGraphs(Stage):
         from graphhop.retrieve.graphhop import BGRRetriever, load_model
 
         bgr, _ = load_model(model)
-        self.encoder = load_encoder(None if bgr.cfg.encoder == "sentence-transformers/all-MiniLM-L6-v2" else bgr.cfg.encoder)
+        self.encoder = load_encoder(bgr.cfg.encoder_to_load())
         self.retriever = BGRRetriever(bgr, encode=self.encode, mode=mode)
         self.docs, self.depth = docs, top_n
 

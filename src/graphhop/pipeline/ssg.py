@@ -27,10 +27,10 @@ class SSGGraphs(Stage):
 
     def __init__(self, model: str | Path, docs: Any = None, top_n: int = 25) -> None:
         from graphhop.models.encoder import load_encoder
-        from graphhop.retrieve.ssg import SSGConfig, SSGRetriever, load_ssg
+        from graphhop.retrieve.ssg import SSGRetriever, load_ssg
 
         ssg, _ = load_ssg(model)
-        self.encoder = load_encoder(None if ssg.cfg.encoder == SSGConfig().encoder else ssg.cfg.encoder)
+        self.encoder = load_encoder(ssg.cfg.encoder_to_load())
         self.retriever = SSGRetriever(ssg, self.encode)
         self.docs, self.depth = docs, top_n
 

@@ -15,6 +15,7 @@ import torch
 from torch import nn
 
 from graphhop.core import InputError
+from graphhop.models.head_config import EncoderHeadConfig
 
 __all__ = ['MERGE_RULES', 'BGRConfig', 'PathCodeUpdate', 'Matcher', 'pair_features', 'path_text', 'token_set', 'DirectionModel', 'BGRModel', 'N_PAIR']
 #: How the forward and backward graphs are merged (see :func:`graphhop.retrieve.graphhop.merge_graphs`).
@@ -22,11 +23,9 @@ MERGE_RULES = ("intersect", "nodes", "union", "backward", "forward")
 
 
 @dataclass
-class BGRConfig:
-    """Model and inference settings (stored in the model card)."""
+class BGRConfig(EncoderHeadConfig):
+    """Model and inference settings (stored in the model card) after the encoder's."""
 
-    encoder: str = "sentence-transformers/all-MiniLM-L6-v2"
-    input_dim: int = 384
     dim: int = 256
     hidden: int = 256
     dropout: float = 0.1

@@ -385,11 +385,10 @@ def load_model(model_dir: str | Path) -> tuple[BGRModel, dict[str, Any]]:
         raise InputError(f"{card_path}: invalid JSON ({exc.msg})") from None
     if card.get("kind") != "graphhop-bgr":
         raise InputError(f"{card_path}: not a BGR model card (kind={card.get('kind')!r})")
-    known = set(BGRConfig.__dataclass_fields__)
     conf = dict(card.get("config", {}))
     conf.setdefault("pair_features", False)  # cards written before pair features existed
     conf.setdefault("path_text_feature", False)
-    cfg = BGRConfig(**{k: v for k, v in conf.items() if k in known})
+    cfg = BGRConfig.from_card(conf)
     model = BGRModel(cfg)
     try:
         state = torch.load(path / MODEL_FILE, map_location="cpu", weights_only=True)

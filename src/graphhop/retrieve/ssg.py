@@ -34,6 +34,7 @@ from torch import nn
 
 from graphhop.core import InputError
 from graphhop.graph import ROOT, EvidenceGraph
+from graphhop.models.head_config import EncoderHeadConfig
 from graphhop.retrieve.bgr_model import path_text
 
 __all__ = ["SSGConfig", "SSGModel", "SSGRetriever", "state_text", "support_sets", "sets_to_graph",
@@ -45,11 +46,9 @@ CARD_FILE = "model_card.json"
 
 
 @dataclass
-class SSGConfig:
-    """Model and inference settings (stored in the model card)."""
+class SSGConfig(EncoderHeadConfig):
+    """Model and inference settings (stored in the model card) after the encoder's."""
 
-    encoder: str = "sentence-transformers/all-MiniLM-L6-v2"
-    input_dim: int = 384
     threshold: float = 0.5
     max_branch: int = 3
     max_steps: int = 3
@@ -203,8 +202,7 @@ def load_ssg(model_dir: str | Path) -> tuple[SSGModel, dict[str, Any]]:
         raise InputError(f"{path / CARD_FILE}: invalid JSON ({exc.msg})") from None
     if card.get("kind") != "graphhop-ssg":
         raise InputError(f"{path / CARD_FILE}: not an SSG model card (kind={card.get('kind')!r})")
-    known = set(SSGConfig.__dataclass_fields__)
-    model = SSGModel(SSGConfig(**{k: v for k, v in card.get("config", {}).items() if k in known}))
+    model = SSGModel(SSGConfig.from_card(card.get("config", {})))
     try:
         model.load_state_dict(torch.load(path / MODEL_FILE, map_location="cpu", weights_only=True))
     except (RuntimeError, OSError, EOFError) as exc:
