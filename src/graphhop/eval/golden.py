@@ -20,8 +20,8 @@ __all__ = ["open_or_build_index", "golden_systems", "evaluate_methods", "GOLDEN_
 
 DEFAULT_INDEX_DIR = Path(".cache/golden")
 #: Methods ``eval-golden`` knows, in table order.
-METHOD_NAMES = ("bm25", "dense", "hybrid", "mdr", "texthop", "walk", "oracle", "oracle-rank", "golden", "golden-learned",
-                "golden-rule")
+METHOD_NAMES = ("bm25", "dense", "hybrid", "mdr", "texthop", "walk", "golden-path", "oracle", "oracle-rank", "golden",
+                "golden-learned", "golden-rule")
 
 
 def open_or_build_index(dataset: str, corpus: Path, index_dir: Path, dense: bool = True, progress: bool = False):
@@ -58,7 +58,7 @@ def _check(methods: Sequence[str], selector_dir: Optional[Path]) -> bool:
     unknown = [m for m in methods if m not in METHOD_NAMES]
     if unknown:
         raise InputError(f"unknown method {unknown[0]!r}; choose from {', '.join(METHOD_NAMES)}")
-    needs_model = [m for m in methods if m.startswith("golden")]
+    needs_model = [m for m in methods if m.startswith("golden") and m != "golden-path"]
     if needs_model and selector_dir is None:
         raise InputError(f"method {needs_model[0]} needs a trained query generator (--model DIR)")
     if needs_model and not Path(selector_dir).is_dir():
@@ -86,8 +86,9 @@ def golden_systems(
     """One system per method (predictions keep ``hops`` and, for GoldEn, the ``trace``: hop queries,
     top-3 ids per hop, and why it stopped).
 
-    ``golden`` uses ``max_hops`` fixed hops; ``golden-learned`` / ``golden-rule`` allow 1 to
-    ``adaptive_max_hops``. ``oracle`` merges the oracle queries' hits (the ceiling, labelled oracle;
+    ``golden`` uses ``max_hops`` fixed hops; ``golden-path`` is untrained, ``max_hops`` hops whose
+    query is the question plus the previous hop's best passage (:class:`~graphhop.retrieve.golden.PathQueryGenerator`);
+    ``golden-learned`` / ``golden-rule`` allow 1 to ``adaptive_max_hops``. ``oracle`` merges the oracle queries' hits (the ceiling, labelled oracle;
     ``oracle-rank`` with the best-rank span instead of the shortest); ``mdr`` chains ``max_hops``
     dense hops. ``max_words`` (words per passage in a hop context) defaults to the trained
     generator's setting (its model card), else 25.
@@ -137,12 +138,16 @@ def golden_systems(
         return System(predict, oracle="oracle queries from the gold passages")
 
     def golden(stop: str) -> System:
-        retriever = GoldEnRetriever(search, generator, max_hops=max_hops if stop == "fixed" else adaptive_max_hops,
-                                    stop=stop, max_words=max_words)
+        from graphhop.retrieve.golden import PathQueryGenerator
+
+        gen = PathQueryGenerator() if stop == "path" else generator
+        retriever = GoldEnRetriever(search, gen, max_hops=max_hops if stop in ("fixed", "path") else adaptive_max_hops,
+                                    stop="fixed" if stop == "path" else stop, max_words=max_words)
         return System(lambda qs: _traced(retriever.retrieve(qs, depth)))
 
     makers = {"bm25": lambda: single("bm25"), "dense": lambda: single("dense"), "hybrid": lambda: single("hybrid"),
-              "mdr": mdr, "texthop": lambda: hop_by_hop("texthop"), "walk": lambda: hop_by_hop("walk"), "oracle": lambda: oracle("shortest"), "oracle-rank": lambda: oracle("rank"),
+              "mdr": mdr, "texthop": lambda: hop_by_hop("texthop"), "walk": lambda: hop_by_hop("walk"),
+              "golden-path": lambda: golden("path"), "oracle": lambda: oracle("shortest"), "oracle-rank": lambda: oracle("rank"),
               "golden": lambda: golden("fixed"), "golden-learned": lambda: golden("learned"),
               "golden-rule": lambda: golden("rule")}
     return {m: makers[m]() for m in methods}

@@ -63,14 +63,34 @@ def _difar2(index: Any, **options: Any) -> AskPipeline:
     return _hop_pipeline("difar2", index, retriever, opts)
 
 
+def _passages(index: Any) -> bool:
+    return index.manifest.get("doc_type") == "passages"
+
+
+def _chain_text_pipeline(name: str, index: Any, retriever: Any) -> Any:
+    """On a passages index: ``retriever``'s chains (every hop searches the whole index with the path so
+    far) read by the text pipeline's candidate reader (issue 13)."""
+    from graphhop.pipeline.text import TextPipeline
+    from graphhop.retrieve.texthop import ChainPaths, golden_paths, mdr_paths
+
+    chains = mdr_paths(retriever) if name == "mdr" else golden_paths(retriever)
+    return TextPipeline(index, reader="candidates", paths=lambda search: ChainPaths(search, chains, name))
+
+
 def _golden(index: Any, **options: Any) -> AskPipeline:
     opts = _options("golden", options, {"query_generator": None, "golden_hops": 2})
+    if _passages(index):  # untrained default: the next query is the question plus the previous hop's best passage
+        retriever = S.golden(index, opts["query_generator"], opts["golden_hops"], path_queries=True)
+        return _chain_text_pipeline("golden", index, retriever)
     return _hop_pipeline("golden", index, S.golden(index, opts["query_generator"], opts["golden_hops"]), opts)
 
 
 def _mdr(index: Any, **options: Any) -> AskPipeline:
     opts = _options("mdr", options, {"mdr_hops": 2, "beam": 5})
-    return _hop_pipeline("mdr", index, S.mdr(index, opts["mdr_hops"], opts["beam"], opts["model"]), opts)
+    retriever = S.mdr(index, opts["mdr_hops"], opts["beam"], opts["model"])
+    if _passages(index):
+        return _chain_text_pipeline("mdr", index, retriever)
+    return _hop_pipeline("mdr", index, retriever, opts)
 
 
 def _bgr(index: Any, **options: Any) -> AskPipeline:
@@ -79,7 +99,7 @@ def _bgr(index: Any, **options: Any) -> AskPipeline:
     opts = _options("bgr", options, {"bgr_model": None, "first_stage": "dense", "top_n": 25, "mode": "bidirectional"})
     if opts["bgr_model"] is None:
         raise InputError("bgr needs --bgr-model DIR (option bgr_model=DIR: a model from `graphhop train bgr`)")
-    if index.manifest.get("doc_type") == "passages":  # hop by hop over the whole text index (issue 13)
+    if _passages(index):  # hop by hop over the whole text index (issue 13)
         from graphhop.pipeline.text import TextPipeline
 
         return TextPipeline(index, hops=min(opts["hops"], 3), bgr_model=opts["bgr_model"])

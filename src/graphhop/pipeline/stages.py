@@ -123,16 +123,19 @@ def mdr(index: Any, max_hops: int = 2, beam: int = 5, model: Optional[str] = Non
     return MDRRetriever(DenseRetriever(index, model=model), hops=max_hops, beam=beam)
 
 
-def golden(index: Any, query_generator: Optional[str | Path] = None, max_hops: int = 2) -> Stage:
-    """GoldEn: iterative queries (``query_generator``: a trained span selector; default the question)."""
-    from graphhop.retrieve.golden import GoldEnRetriever, GoldEnSearch, QuestionQueryGenerator, SpanQueryGenerator
+def golden(index: Any, query_generator: Optional[str | Path] = None, max_hops: int = 2,
+           path_queries: bool = False) -> Stage:
+    """GoldEn: iterative queries (``query_generator``: a trained span selector; without one the question,
+    or with ``path_queries`` the question plus the previous hop's best passage)."""
+    from graphhop.retrieve.golden import (GoldEnRetriever, GoldEnSearch, PathQueryGenerator, QuestionQueryGenerator,
+                                          SpanQueryGenerator)
 
     if query_generator is not None:
         from graphhop.models.span import SpanSelector
 
-        generator: Any = SpanQueryGenerator(SpanSelector.load(str(query_generator)))
+        generator: Any = SpanQueryGenerator(SpanSelector.from_pretrained(str(query_generator)))
     else:
-        generator = QuestionQueryGenerator()
+        generator = PathQueryGenerator() if path_queries else QuestionQueryGenerator()
     return GoldEnRetriever(GoldEnSearch(index), generator, max_hops=max_hops)
 
 

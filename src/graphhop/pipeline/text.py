@@ -6,7 +6,7 @@ edges from the question's entities (passages from BM25 and entity links over the
 walks are the evidence paths. ``reader="candidates"`` / ``"span"`` read the beam of
 :mod:`graphhop.retrieve.texthop` (dense + BM25 with the path as the query, plus entity links) with the
 span head shipped in ``graphhop/weights/span-head`` (:mod:`graphhop.models.span_head`) instead; so do the
-``grr`` baseline and ``bgr``. Question types are :mod:`graphhop.read.text_qa`.
+``grr`` baseline, ``bgr``, ``golden`` and ``mdr`` (``paths``: their chains over the whole index). Question types are :mod:`graphhop.read.text_qa`.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ class TextPipeline(Stage):
 
     def __init__(self, index: Any, hops: int = 3, beam: int = 5, branch: int = 4, depth: int = 10,
                  head: str | Path | None = None, min_margin: float = 0.0, bgr_model: str | Path | None = None,
-                 reader: str = "walk", links_only: bool = False) -> None:
+                 reader: str = "walk", links_only: bool = False, paths: Any = None) -> None:
         from graphhop.models.span_head import FrozenSpanReaderModel
         from graphhop.read.candidates import CandidateReader
         from graphhop.read.text_qa import PathReader, TextQA
@@ -88,7 +88,10 @@ class TextPipeline(Stage):
             self.name = "bgr"
         elif links_only:
             self.name = "grr"
-        if reader == "walk" and bgr_model is None and not links_only:
+        if paths is not None:  # ``search -> path retriever``: GoldEn / MDR hop by hop over the whole index
+            self.retriever = paths(search)
+            self.name = self.retriever.name
+        if reader == "walk" and bgr_model is None and not links_only and paths is None:
             from graphhop.read.walk import WalkReader
 
             self.qa = TextQA(self.retriever, WalkReader(search), min_margin=min_margin, count_margin=0.1,

@@ -41,6 +41,7 @@ __all__ = [
     "GeneratedQuery",
     "QueryGenerator",
     "QuestionQueryGenerator",
+    "PathQueryGenerator",
     "SpanQueryGenerator",
     "HopRecord",
     "GoldEnTrace",
@@ -196,6 +197,16 @@ class QuestionQueryGenerator:
 
     def generate(self, inputs: Sequence[HopInput]) -> list[GeneratedQuery]:
         return [GeneratedQuery(i.question) for i in inputs]
+
+
+class PathQueryGenerator:
+    """Untrained generator conditioned on the path so far: hop 1 queries the question; hop ``h`` > 1
+    queries the question plus the previous hop's best passage (``title: text``, the first segment of the
+    context after the question), so each hop searches the whole index again with the path as the query
+    (MDR's query, in BM25 form). Never asks to stop."""
+
+    def generate(self, inputs: Sequence[HopInput]) -> list[GeneratedQuery]:
+        return [GeneratedQuery(" ".join(i.context.split(SEP)[:2]) if i.hop > 1 else i.question) for i in inputs]
 
 
 def hop_prompt(hop: int) -> str:

@@ -27,7 +27,7 @@ from graphhop.graph import EvidenceGraph, TextPath
 from graphhop.index.directory import KnowledgeIndex
 from graphhop.index.links import EntityLinks
 
-__all__ = ["EntityLinks", "HopSearch", "TextPath", "TextHopRetriever"]
+__all__ = ["EntityLinks", "HopSearch", "TextPath", "TextHopRetriever", "ChainPaths", "mdr_paths", "golden_paths"]
 
 class HopSearch:
     """Next-hop candidates from the whole index: dense + BM25 (RRF) with the path as the query, plus
@@ -181,6 +181,48 @@ class TextHopRetriever:
     def retrieve_graph(self, question: str) -> EvidenceGraph:
         """The evidence graph of ``question`` (every depth's beam)."""
         return self.graph_from_paths(question, [p for beam in self.retrieve_paths(question) for p in beam])
+
+
+class ChainPaths(TextHopRetriever):
+    """A chain retriever that searches the whole index at every hop (MDR's beam of dense chains, GoldEn's
+    hop loop) seen as reader paths: ``chains(question)`` gives its :class:`TextPath` list, best first; the
+    graph and the passage texts are :class:`TextHopRetriever`'s."""
+
+    def __init__(self, search: HopSearch, chains: Any, name: str) -> None:
+        super().__init__(search, hops=1)
+        self.chains = chains
+        self.name = name
+
+    def retrieve_paths(self, question: str) -> list[list[TextPath]]:
+        """One beam: the retriever's paths."""
+        return [list(self.chains(question))]
+
+
+def mdr_paths(mdr: Any) -> Any:
+    """``question -> paths`` of an :class:`~graphhop.retrieve.mdr.MDRRetriever`: its final beam of chains
+    (each hop a dense search of the whole index with ``question [SEP] chain so far``)."""
+    return lambda question: [TextPath(c.ids, c.score) for c in mdr.retrieve_chains([question])[0]]
+
+
+def golden_paths(golden: Any, branch: int = 4) -> Any:
+    """``question -> paths`` of a :class:`~graphhop.retrieve.golden.GoldEnRetriever`: hop 1's top
+    ``branch`` hits, and hop 1's best hit followed by each of the next hop's top ``branch`` (the passage
+    the next query was conditioned on, with :class:`~graphhop.retrieve.golden.PathQueryGenerator`)."""
+
+    def paths(question: str) -> list[TextPath]:
+        trace = golden.retrieve([question], branch)[0]
+        if not trace.hops:
+            return []
+        first = trace.hops[0].hits[:branch]
+        out = [TextPath((h.id,), h.score) for h in first]
+        prefix = (first[0].id,) if first else ()
+        for rec in trace.hops[1:]:
+            fresh = [h for h in rec.hits if h.id not in prefix][:branch]
+            out += [TextPath(prefix + (h.id,), first[0].score + h.score) for h in fresh]
+            prefix = prefix + (fresh[0].id,) if fresh else prefix
+        return sorted(out, key=lambda p: -p.score)
+
+    return paths
 
 
 def _reaches(graph: EvidenceGraph, source: str, target: str) -> bool:
