@@ -13,11 +13,11 @@ from graphhop.kgqa.evaluate import evaluate_examples, load_regression, summarize
 HERE = Path(__file__).parent
 DOMAINS = sorted(p for p in HERE.glob("kg_*") if (p / "kb.tsv").is_file())
 #: The issue's target is at least 90% right for the right reason in every domain; the shipped
-#: scorer does not reach it (docs/RESULTS.md, issue 12). These floors are the measured rates
-#: (kg_companies 22/34 = 0.647, kg_football 19/34 = 0.559) less one question, so a regression
-#: fails the suite.
+#: pipeline does not reach it (docs/RESULTS.md, issue 12). These floors are the measured rates with
+#: answer typing by the asked noun (kg_companies 23/34 = 0.676, kg_football 21/34 = 0.618) less one
+#: question, so a regression fails the suite. Nothing was chosen on these suites.
 TARGET = 0.90
-FLOOR = {"kg_companies": 0.61, "kg_football": 0.52}
+FLOOR = {"kg_companies": 0.64, "kg_football": 0.58}
 
 
 @pytest.fixture(scope="module")

@@ -41,6 +41,7 @@ import numpy as np
 from graphhop.kb.verbalize import clean_relation
 from graphhop.kgqa.compare import (compare_sides, names_entity, resolve, same_value, split_choice, split_comparative,
                                    split_same)
+from graphhop.kgqa.end_type import asked_noun, retype
 from graphhop.kgqa.link import Mention, masked, tokens
 from graphhop.kgqa.scorer import type_relations
 from graphhop.read.ops import relation_sides
@@ -95,10 +96,31 @@ def run_query(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict[str
     conj = _conjunction(kgqa, readings)
     if conj is not None:
         return conj
+    top, typing = _typed(kgqa, top, masked(question, list(mentions)))
     names = kgqa.store.entities
     ans = kgqa.answers(top.best, top.mention.entities)
     return _finish(kgqa, top, top.best, ans, [names[a] for a in ans], kgqa.support(top.best, ans[:10]),
-                   {"relation_path": kgqa.describe(top)["relation_path"]})
+                   {"relation_path": kgqa.describe(top)["relation_path"], **typing})
+
+
+def _typed(kgqa: Any, reading: Any, text: str) -> tuple[Any, dict[str, Any]]:
+    """The reading with its best path continued (or cut back) to an end of the asked noun's type
+    (:func:`graphhop.kgqa.end_type.retype`; the noun is read from ``text``, the question with every
+    entity mention masked, so ``which Germany footballer`` names no type); the continued path keeps
+    the best path's probability."""
+    typer = getattr(kgqa, "typer", None)
+    noun = asked_noun(text) if typer is not None else None
+    if noun is None:
+        return reading, {}
+    got = retype(typer, reading.best, noun, kgqa.max_hops, numeric=kgqa.is_numeric)
+    trace = {"answer_type": {"noun": noun, "moved_hops": got.moved, "fit": round(got.fit_after, 4)}}
+    if got.path is reading.best:
+        return reading, trace
+    trace["answer_type"]["scorer_path"] = kgqa.describe(reading)["relation_path"]
+    rest = [(p, q) for p, q in zip(reading.paths, reading.probs.tolist()) if p.steps != got.path.steps]
+    paths = [got.path] + [p for p, _ in rest]
+    probs = np.asarray([reading.prob] + [q for _, q in rest])
+    return type(reading)(reading.mention, reading.text, paths, probs), trace
 
 
 def _conjunction(kgqa: Any, readings: list[Any], min_prob: float = 0.2) -> dict[str, Any] | None:

@@ -27,6 +27,7 @@ import numpy as np
 from graphhop.graph import EvidenceGraph
 from graphhop.kb.store import KGStore
 from graphhop.kb.verbalize import Verbalizer
+from graphhop.kgqa.end_type import EndTyper
 from graphhop.kgqa.link import EntityLinker, Mention, masked
 from graphhop.kgqa.paths import RelPath, chains, expand, path_signature
 from graphhop.kgqa.scorer import MAX_HOPS, PathScorer
@@ -87,7 +88,8 @@ class KGQA:
     method = "kgqa"
 
     def __init__(self, store: KGStore, scorer: PathScorer | None = None, max_hops: int = 3, beam: int = 10,
-                 threshold: float | None = None, max_support: int = 50, topic_answers: str = "no-walk-back") -> None:
+                 threshold: float | None = None, max_support: int = 50, topic_answers: str = "no-walk-back",
+                 end_typing: bool = True) -> None:
         if not 1 <= max_hops <= MAX_HOPS:
             raise ValueError(f"max_hops must be in 1..{MAX_HOPS}")
         self.store = store
@@ -100,6 +102,8 @@ class KGQA:
         if topic_answers not in TOPIC_ANSWERS:
             raise ValueError(f"topic_answers must be one of {', '.join(TOPIC_ANSWERS)} (got {topic_answers!r})")
         self.topic_answers = topic_answers
+        #: answer typing by the asked noun (:mod:`graphhop.kgqa.end_type`); None turns it off
+        self.typer = EndTyper(self.scorer, store) if end_typing else None
         self._qcache: dict[str, np.ndarray] = {}
 
     @classmethod

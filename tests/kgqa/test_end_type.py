@@ -1,0 +1,63 @@
+"""Answer typing by the asked noun (:mod:`graphhop.kgqa.end_type`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from graphhop.kgqa.end_type import asked_noun, retype, singular
+
+
+@pytest.mark.parametrize("word,expected", [("cities", "city"), ("countries", "country"), ("bridges", "bridge"),
+                                           ("players", "player"), ("churches", "church"), ("country", "country"),
+                                           ("status", "status"), ("class", "class")])
+def test_singular(word: str, expected: str) -> None:
+    assert singular(word) == expected
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("in which country was X born", "country"),
+    ("what currency is used in the country whose capital is home to X", "currency"),
+    ("which cities lie on rivers that flow through X", "city"),
+    ("what is the highest point of the country whose capital is X", "point"),
+    ("how many official languages does X have", "language"),
+    ("who founded X", None),
+    ("when was X founded", None),
+    ("what is X", None),
+    ("which X footballer plays at position X", None),
+])
+def test_asked_noun(text: str, expected: str | None) -> None:
+    assert asked_noun(text) == expected
+
+
+class _Words:
+    """A stand-in encoder: a word's vector is one-hot on its first letter (enough for ``fit``)."""
+
+    def word_vectors(self, words):
+        out = np.zeros((len(words), 26), dtype=np.float32)
+        for i, w in enumerate(words):
+            key = w.split()[-1] if w.startswith(("it ", "a ")) else w
+            out[i, ord(key.lstrip("^")[0]) - 97] = 1.0
+        return out
+
+
+def test_retype_continues_to_the_end_that_fits_and_never_to_literals() -> None:
+    from graphhop.core import Fact
+    from graphhop.kb.store import KGStore
+    from graphhop.kgqa.end_type import EndTyper
+    from graphhop.kgqa.paths import RelPath
+
+    store = KGStore.from_facts([Fact("Ann", "born in", "Townville"), Fact("Townville", "located in", "Kingdom"),
+                                Fact("Townville", "population", "5000"), Fact("Kingdom", "king", "Rex")])
+    typer = EndTyper(_Words(), store, desc_weight=0.0)
+    ann, town = store.entities.index("Ann"), store.entities.index("Townville")
+    base = RelPath(((store.relation_id["born in"], True),), [np.asarray([ann]), np.asarray([town])])
+    # "k": only the Kingdom has a role that starts with k ("it has a king"), one hop on
+    got = retype(typer, base, "king", max_hops=3, numeric=lambda p: False)
+    assert [store.entities[e] for e in got.path.ends] == ["Kingdom"] and got.moved == 1
+    # the same move is refused when the end is a literal (here: the predicate calls the Kingdom one)
+    got = retype(typer, base, "king", max_hops=3, numeric=lambda p: "Kingdom" in [store.entities[e] for e in p.ends])
+    assert got.path is base and got.moved == 0
+    # no room left under max_hops: nothing to continue to
+    assert retype(typer, base, "king", max_hops=1).path is base
+    assert retype(typer, base, None, max_hops=3).path is base

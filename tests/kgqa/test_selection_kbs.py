@@ -1,0 +1,61 @@
+"""The kgqa selection KBs (``tests/kgqa/data/kg_*``: rivers, software): the hand-written domains that
+answer typing (:mod:`graphhop.kgqa.end_type`) was developed and tuned on. They are not the reported
+suites (``tests/regression/kg_*``); docs/RESULTS.md (issue 12) says which set chose what."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from graphhop.cli.kgqa import support_triples
+from graphhop.kgqa.evaluate import evaluate_examples, load_regression, summarize
+
+DATA = Path(__file__).parent / "data"
+DOMAINS = sorted(p for p in DATA.glob("kg_*") if (p / "kb.tsv").is_file())
+TYPES = {"plain", "list", "count", "yes/no", "comparison"}
+#: Right-for-the-right-reason floors: the measured rates with answer typing (kg_rivers 18/24,
+#: kg_software 17/24) less one question, so a regression fails; without it they were 14/24 each.
+FLOOR = {"kg_rivers": 0.70, "kg_software": 0.66}
+
+
+def test_selection_data_is_well_formed() -> None:
+    assert len(DOMAINS) >= 2
+    for folder in DOMAINS:
+        facts = {tuple(line.split("\t")) for line in (folder / "kb.tsv").read_text(encoding="utf-8").splitlines() if line}
+        rows = [json.loads(line) for line in (folder / "questions.jsonl").read_text(encoding="utf-8").splitlines() if line]
+        assert len({r["id"] for r in rows}) == len(rows) >= 20
+        assert {r["type"] for r in rows} == TYPES
+        for r in rows:
+            assert r["answers"] and r["gold_facts"], r["id"]
+            assert all(tuple(f) in facts for f in r["gold_facts"]), r["id"]
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, dict]:
+    from graphhop.kb.loaders import iter_triples
+    from graphhop.kb.store import KGStore
+    from graphhop.kgqa.pipeline import KGQA
+
+    out = {}
+    for folder in DOMAINS:
+        kb, examples = load_regression(folder)
+        pipe = KGQA(KGStore.from_facts(iter_triples(kb)), max_hops=4)
+        rows = evaluate_examples(pipe.ask, examples, support_triples)
+        out[folder.name] = {"summary": summarize(rows), "rows": rows}
+    return out
+
+
+@pytest.mark.parametrize("domain", [p.name for p in DOMAINS])
+def test_selection_right_for_the_right_reason(results, domain: str) -> None:
+    summary = results[domain]["summary"]
+    wrong = [(r["id"], r["answer"], r["gold"]) for r in results[domain]["rows"] if not r["right_reason"]]
+    assert summary["right_reason"] >= FLOOR[domain], f"{domain}: {summary['right_reason']:.2f}; misses: {wrong}"
+
+
+def test_noun_typed_questions_reach_the_asked_type(results) -> None:
+    """The questions answer typing exists for: the scorer alone stops at the city / the companies."""
+    rows = {r["id"]: r for d in results.values() for r in d["rows"]}
+    for qid in ("ri01", "ri07", "sw02", "sw03", "sw08", "ri12"):
+        assert rows[qid]["right_reason"], (qid, rows[qid]["answer"], rows[qid]["gold"])
