@@ -113,7 +113,7 @@ def test_walk_retriever_ranks_the_walked_passages_first():
     search = _Search(DOCS)
     search.first_stage = lambda queries, vecs: [[_Hit("f4"), _Hit("f1")]]
     search.encode_queries = lambda queries: None
-    ranking = WalkRetriever(search, encoder=_FlatEncoder(), soft=None).rank(["Where was the director of Night Ferry to Kestrin born?"], 3)[0]
+    ranking = WalkRetriever(search, encoder=_FlatEncoder(), soft=None, matcher=False).rank(["Where was the director of Night Ferry to Kestrin born?"], 3)[0]
     assert [h.id for h in ranking] == ["f1", "f2", "f4"]
     assert ranking[0].score > ranking[1].score > ranking[2].score
 

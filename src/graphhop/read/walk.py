@@ -32,6 +32,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+import numpy as np
+
 from graphhop.kb.names import fold_name, name_mentions, name_spans
 
 __all__ = ["Edge", "SentenceGraph", "WalkReader", "WalkRetriever", "question_words", "relation_keys", "word_key"]
@@ -124,6 +126,7 @@ class Edge:
     sentence: str
     words: frozenset[str]
     inverse: bool = False
+    label: str = ""  # the relation words as written (what the trained chain scorer reads)
 
 
 def _find(text: str, name: str) -> tuple[int, int] | None:
@@ -201,7 +204,7 @@ class SentenceGraph:
 
     def mentions(self, sentence: str) -> list[tuple[int, int, str]]:
         """Candidate targets in a sentence: names, numbers, index titles, ``the <noun>`` ending a clause."""
-        spans = [(a, z, n) for a, z, n in name_spans(sentence)]
+        spans = [_untitled(a, z, n) for a, z, n in name_spans(sentence)]
         spans += [(m.start(), m.end(), m.group(0)) for m in _NUMBER.finditer(sentence)]
         spans += [(m.start(1), m.end(1), m.group(1)) for m in _THE_NOUN.finditer(sentence)]
         if self.links.titled:
@@ -216,9 +219,6 @@ class SentenceGraph:
                 out.append((a, z, n.strip(" .,;:'’")))
         return out
 
-    def _keys(self, text: str) -> frozenset[str]:
-        return relation_keys(text)
-
     def _sentence_edges(self, entity: str, doc_id: str, sentence: str, own: bool) -> list[Edge]:
         """Edges of one sentence from ``entity`` (see the module docstring)."""
         at = _find(sentence, entity)
@@ -232,11 +232,12 @@ class SentenceGraph:
                 continue
             tail = " ".join(_TOKEN.findall(sentence[max(z, s1) :])[: self.after])
             between = sentence[s1:a] if a >= s1 else sentence[z:s0]
-            out.append(Edge(entity, name, doc_id, sentence, self._keys(f"{between} {tail}")))
+            out.append(Edge(entity, name, doc_id, sentence, relation_keys(f"{between} {tail}"), label=_label(between, tail)))
         title = self.index.docs[doc_id].title
         if at is not None and not own and title and _find(sentence, title) is None:
             tail = " ".join(_TOKEN.findall(sentence[s1:])[: self.after])
-            out.append(Edge(entity, title, doc_id, sentence, self._keys(f"{sentence[:s0]} {tail}"), inverse=True))
+            out.append(Edge(entity, title, doc_id, sentence, relation_keys(f"{sentence[:s0]} {tail}"), inverse=True,
+                            label=_label(sentence[:s0], tail)))
         return out
 
     def edges(self, entity: str) -> list[Edge]:
@@ -272,9 +273,17 @@ class WalkReader:
 
     def __init__(self, search: Any, encoder: Any = None, max_hops: int = 4, beam: int = 24, w_type: float = 0.5,
                  hop_penalty: float = 0.02, reuse_penalty: float = 0.15, threshold: float = 0.6,
-                 soft: float | None = 0.65) -> None:
+                 soft: float | None = 0.65, matcher: bool = True, w_match: float = 1.0,
+                 match_temperature: float = 8.0) -> None:
         self.graph = SentenceGraph(search)
         self.encoder = encoder if encoder is not None else search.encoder
+        self.matcher: Any = None
+        if matcher and hasattr(self.encoder, "encode"):
+            from graphhop.read.walk_scorer import ChainScorer
+
+            self.matcher = ChainScorer(self.graph, self.encoder, max_hops=min(max_hops, 3))
+        self.w_match = w_match
+        self.match_temperature = match_temperature
         self.max_hops = max_hops
         self.beam = beam
         self.w_type = w_type
@@ -301,13 +310,9 @@ class WalkReader:
                 edges = self.graph.edges(st.entity)
                 similar = self._similar(edges, relations)
                 for edge in edges:
-                    met = edge.words & relations | frozenset(r for r in relations for w in edge.words if (r, w) in similar)
-                    named = relations & relation_keys(edge.target)  # ``best-known bridge``: the Weir Bridge
-                    gain = (met | named | (st.typed if st.edges else frozenset())) - st.covered
-                    if not (gain or edge.words & types) or fold_name(edge.target) in visited:
+                    new = self._extend(st, edge, relations, similar, types, bridge_types)
+                    if new is None or fold_name(edge.target) in visited:
                         continue
-                    new = _State(edge.target, st.edges + (edge,), st.covered | gain, st.reused + (not gain),
-                                 self._typed(edge.target, edge.sentence, bridge_types))
                     key = (fold_name(new.entity), new.path)
                     if key not in grown or _rank(grown[key]) < _rank(new):
                         grown[key] = new
@@ -316,6 +321,26 @@ class WalkReader:
             if not states:
                 break
         return reached
+
+    def _extend(self, st: _State, edge: Edge, relations: frozenset[str], similar: set[tuple[str, str]],
+                types: frozenset[str], bridge_types: frozenset[str], free: bool = False) -> _State | None:
+        """``st`` one edge further, or None when the hop covers no new relation word, passes no bridge
+        of a bridge type and carries no type noun (unless ``free``: a chain the trained matcher chose)."""
+        met = edge.words & relations | frozenset(r for r in relations for w in edge.words if (r, w) in similar)
+        named = relations & relation_keys(edge.target)  # ``best-known bridge``: the Weir Bridge
+        gain = (met | named | (st.typed if st.edges else frozenset())) - st.covered
+        if not (free or gain or edge.words & types):
+            return None
+        return _State(edge.target, st.edges + (edge,), st.covered | gain, st.reused + (not gain),
+                      self._typed(edge.target, edge.sentence, bridge_types))
+
+    def chain_state(self, chain: Sequence[Edge], relations: frozenset[str], bridge_types: frozenset[str]) -> _State:
+        """The walk state of a chain found by the trained matcher (coverage counted as the walk counts it)."""
+        st = _State(chain[0].source, (), frozenset(), 0, self._typed(chain[0].source, "", bridge_types))
+        similar = self._similar(chain, relations)
+        for edge in chain:
+            st = self._extend(st, edge, relations, similar, frozenset(), bridge_types, free=True) or st
+        return st
 
     def _similar(self, edges: Sequence[Edge], relations: frozenset[str]) -> set[tuple[str, str]]:
         """``(relation word, edge word)`` pairs whose encoder cosine is at least ``soft`` (``taught`` ~
@@ -355,21 +380,37 @@ class WalkReader:
         entities = self.graph.entities(question)
         relations, answer_types, bridge_types = question_words(question, entities)
         wanted = relations | bridge_types
-        if not entities or not wanted | answer_types:
+        if not entities or not (wanted | answer_types or self.matcher is not None):
             return [], []
         states = self.walk(entities, relations, answer_types, bridge_types)
+        match = np.zeros(len(states))
+        if self.matcher is not None:
+            states, match = self._matched(question, entities, states, relations, bridge_types)
         if not states:
             return [], []
         fits = self._type_fits(question, states, answer_types)
         paths, readings = [], []
-        for st in states:
+        for st, m in zip(states, match):
             score = ((len(st.covered) / len(wanted) if wanted else 1.0) + self.w_type * fits[st.entity] - self.hop_penalty * len(st.edges)
-                     - self.reuse_penalty * st.reused)
+                     - self.reuse_penalty * st.reused + self.w_match * m)
             path = TextPath(st.path, score)
             paths.append(path)
             readings.append(Reading(st.entity, score - self.threshold, st.path, score, st.edges[-1].sentence,
                                     holder=st.edges[-1].source))
         return paths, readings
+
+    def _matched(self, question: str, entities: Sequence[str], states: list[_State], relations: frozenset[str],
+                 bridge_types: frozenset[str]) -> tuple[list[_State], Any]:
+        """The walk's states plus the chains the trained matcher walks to (:mod:`graphhop.read.walk_scorer`),
+        each with the matcher's probability over them all (softmax of its scores / ``match_temperature``)."""
+        ctx = self.matcher.context(question, entities)
+        seen = {(fold_name(s.entity), s.edges) for s in states}
+        for chain in self.matcher.beam_walk(ctx, entities):
+            if (fold_name(chain[-1].target), chain) not in seen:
+                seen.add((fold_name(chain[-1].target), chain))
+                states.append(self.chain_state(chain, relations, bridge_types))
+        chains = [s.edges for s in states]
+        return states, self.matcher.probabilities(ctx, question, chains, self.match_temperature)
 
     def _type_fits(self, question: str, states: Sequence[_State], types: frozenset[str]) -> dict[str, float]:
         """Each answer's fit to the question's answer type: 1 when a type noun of the question is in its
@@ -413,6 +454,23 @@ def _clause_after(sentence: str, name: str) -> str:
     rest = sentence[at[1] :].lstrip(" ,")
     end = _CLAUSE_END.search(rest)
     return rest[: end.start()] if end else rest
+
+
+#: Titles written before a person's name (general English): ``Captain Edda Lorne`` names ``Edda Lorne``.
+_TITLES = re.compile(r"^(?:(?:Captain|Capt|Admiral|General|Colonel|Major|Sergeant|Doctor|Dr|Professor|Prof|Sir|Dame|Lady|"
+                     r"Lord|Mr|Mrs|Ms|Miss|King|Queen|Prince|Princess|President|Father|Sister|Brother|Saint|St)\.?\s+)+(?=[A-Z])")
+
+
+def _untitled(start: int, end: int, name: str) -> tuple[int, int, str]:
+    """A name span without the titles before the name (the title stays in the sentence, so an edge's words keep it)."""
+    m = _TITLES.match(name)
+    return (start + m.end(), end, name[m.end() :]) if m else (start, end, name)
+
+
+def _label(between: str, tail: str) -> str:
+    """An edge's relation words as written: the words between the mentions (the ones after when none)."""
+    words = _TOKEN.findall(between.lower())
+    return " ".join(words or _TOKEN.findall(tail.lower()))
 
 
 def _rank(state: _State) -> tuple[int, int, int]:
