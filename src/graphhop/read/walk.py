@@ -21,9 +21,12 @@ Text is read as a graph of *sentence edges*, the way a KG is walked relation by 
   evidence chain.
 * An answer's score: the share of the question's relation words its walk covers, plus ``w_type``
   times its fit to the question's answer type (:func:`graphhop.read.candidates.type_fit`), minus
-  ``hop_penalty`` per hop; the reading's margin is the score minus ``threshold`` (an answer must
-  cover most of what the question asks). Nothing is trained; the weights were set on the selection
-  sets (``tests/pipeline/data``: films, europe), never on the regression suites.
+  ``hop_penalty`` per hop; the reading's margin is the score minus ``threshold``. When no walk clears
+  the threshold (``match_mode="fallback"``), the **trained matcher** (:mod:`graphhop.read.walk_scorer`:
+  the shipped KGQA path head reading edge labels as relation names) adds the chains it walks to and
+  ``w_match`` times its probability of each chain, so paraphrased relations (``taught`` / ``trained
+  under``) and unnamed bridge entities are read by what was learned, not by word lists. The weights
+  were set on the selection sets (``tests/pipeline/data``), never on the regression suites.
 """
 
 from __future__ import annotations
@@ -274,7 +277,7 @@ class WalkReader:
     def __init__(self, search: Any, encoder: Any = None, max_hops: int = 4, beam: int = 24, w_type: float = 0.5,
                  hop_penalty: float = 0.02, reuse_penalty: float = 0.15, threshold: float = 0.6,
                  soft: float | None = 0.65, matcher: bool = True, w_match: float = 1.0,
-                 match_temperature: float = 8.0) -> None:
+                 match_temperature: float = 4.0, match_mode: str = "fallback") -> None:
         self.graph = SentenceGraph(search)
         self.encoder = encoder if encoder is not None else search.encoder
         self.matcher: Any = None
@@ -284,6 +287,7 @@ class WalkReader:
             self.matcher = ChainScorer(self.graph, self.encoder, max_hops=min(max_hops, 3))
         self.w_match = w_match
         self.match_temperature = match_temperature
+        self.match_mode = match_mode
         self.max_hops = max_hops
         self.beam = beam
         self.w_type = w_type
@@ -383,34 +387,26 @@ class WalkReader:
         if not entities or not (wanted | answer_types or self.matcher is not None):
             return [], []
         states = self.walk(entities, relations, answer_types, bridge_types)
-        match = np.zeros(len(states))
-        if self.matcher is not None:
-            states, match = self._matched(question, entities, states, relations, bridge_types)
-        if not states:
-            return [], []
-        fits = self._type_fits(question, states, answer_types)
+        scores = self._scores(question, states, np.zeros(len(states)), wanted, answer_types)
+        if self.matcher is not None and (self.match_mode == "always" or max(scores, default=0.0) <= self.threshold):
+            states, match = self.matcher.extend(self, question, entities, states, relations, bridge_types)
+            scores = self._scores(question, states, match, wanted, answer_types)
         paths, readings = [], []
-        for st, m in zip(states, match):
-            score = ((len(st.covered) / len(wanted) if wanted else 1.0) + self.w_type * fits[st.entity] - self.hop_penalty * len(st.edges)
-                     - self.reuse_penalty * st.reused + self.w_match * m)
+        for st, score in zip(states, scores):
             path = TextPath(st.path, score)
             paths.append(path)
             readings.append(Reading(st.entity, score - self.threshold, st.path, score, st.edges[-1].sentence,
                                     holder=st.edges[-1].source))
         return paths, readings
 
-    def _matched(self, question: str, entities: Sequence[str], states: list[_State], relations: frozenset[str],
-                 bridge_types: frozenset[str]) -> tuple[list[_State], Any]:
-        """The walk's states plus the chains the trained matcher walks to (:mod:`graphhop.read.walk_scorer`),
-        each with the matcher's probability over them all (softmax of its scores / ``match_temperature``)."""
-        ctx = self.matcher.context(question, entities)
-        seen = {(fold_name(s.entity), s.edges) for s in states}
-        for chain in self.matcher.beam_walk(ctx, entities):
-            if (fold_name(chain[-1].target), chain) not in seen:
-                seen.add((fold_name(chain[-1].target), chain))
-                states.append(self.chain_state(chain, relations, bridge_types))
-        chains = [s.edges for s in states]
-        return states, self.matcher.probabilities(ctx, question, chains, self.match_temperature)
+    def _scores(self, question: str, states: Sequence[_State], match: Any, wanted: frozenset[str],
+                answer_types: frozenset[str]) -> list[float]:
+        """Each state's score: relation words covered, answer type fit, the matcher's probability, penalties."""
+        if not states:
+            return []
+        fits = self._type_fits(question, states, answer_types)
+        return [(len(st.covered) / len(wanted) if wanted else 1.0) + self.w_type * fits[st.entity] + self.w_match * m
+                - self.hop_penalty * len(st.edges) - self.reuse_penalty * st.reused for st, m in zip(states, match)]
 
     def _type_fits(self, question: str, states: Sequence[_State], types: frozenset[str]) -> dict[str, float]:
         """Each answer's fit to the question's answer type: 1 when a type noun of the question is in its

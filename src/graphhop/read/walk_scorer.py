@@ -127,6 +127,18 @@ class ChainScorer:
         prob = np.where(ok, np.exp(raw - raw[ok].max()), 0.0)
         return prob / prob.sum()
 
+    def extend(self, reader: Any, question: str, entities: Sequence[str], states: list[Any], relations: frozenset[str],
+               bridge_types: frozenset[str]) -> tuple[list[Any], np.ndarray]:
+        """The walk's ``states`` plus the chains :meth:`beam_walk` reaches (as ``reader``'s states), each with
+        the head's probability over them all (:meth:`probabilities` at ``reader.match_temperature``)."""
+        ctx = self.context(question, entities)
+        seen = {(fold_name(s.entity), s.edges) for s in states}
+        for chain in self.beam_walk(ctx, entities):
+            if (fold_name(chain[-1].target), chain) not in seen:
+                seen.add((fold_name(chain[-1].target), chain))
+                states.append(reader.chain_state(chain, relations, bridge_types))
+        return states, self.probabilities(ctx, question, [s.edges for s in states], reader.match_temperature)
+
     def beam_walk(self, ctx: QuestionContext, entities: Sequence[str]) -> list[tuple[Any, ...]]:
         """Chains reached by walking with the head alone: every edge expanded, the ``beam`` best kept per
         depth (no entity visited twice on a chain). Every kept chain of every depth, in no order."""
