@@ -30,3 +30,13 @@ def test_fuzzy_fallback_prefers_the_longest_span() -> None:
     found = linker.link("who directed black snake mon")
     assert [linker.names[m.entities[0]] for m in found] == ["Black Snake Moan"] and found[0].how == "fuzzy"
     assert linker.link("what is the weather like") == []
+
+
+def test_a_bracketed_name_links_to_the_entity_named_exactly_so() -> None:
+    """MetaQA marks its topic exactly: ``[robert pattinson]`` is the tag, ``[Robert Pattinson]`` the actor; a
+    bracket whose case matches no name still links every case-folded match."""
+    linker = EntityLinker(["Robert Pattinson", "robert pattinson", "Twilight"])
+    assert [m.entities for m in linker.link("which movies can be described by [robert pattinson]")] == [(1,)]
+    assert [m.entities for m in linker.link("what films did [Robert Pattinson] act in")] == [(0,)]
+    assert [m.entities for m in linker.link("what films did [ROBERT PATTINSON] act in")] == [(0, 1)]
+    assert [m.entities for m in linker.link("what films did robert pattinson act in")] == [(0, 1)]

@@ -96,3 +96,18 @@ def test_topic_is_an_answer_unless_the_path_walks_straight_back() -> None:
     kept = {tuple(kgqa.describe(r, p)["relation_path"]) for r in [kgqa.read("what is the artist of Believe 's artist ?", believe)]
             for p in r.paths}
     assert ("tracks", "tracks") in kept and ("artist", "^artist") not in kept and ("artist", "genre") in kept
+
+
+def test_answers_reached_equally_often_are_ordered_by_degree_then_name() -> None:
+    """Two films merged under one name (MetaQA's KB): the better-connected year comes first by default,
+    the alphabetical one with ``answer_order="name"``; an answer reached by more chains still wins."""
+    from graphhop.kgqa.pipeline import KGQA
+
+    facts = [("Proof", "release year", "1991"), ("Proof", "release year", "2005"), ("Safe House", "release year", "2005"),
+             ("Wild Bill", "release year", "2005"), ("Gamma", "release year", "1991")]
+    store = KGStore.from_facts(Fact(h, r, t, f"f{i}") for i, (h, r, t) in enumerate(facts))
+    by_degree = KGQA(store, max_hops=1).ask("what year was Proof released ?")
+    assert by_degree["answers"] == ["2005", "1991"]
+    assert KGQA(store, max_hops=1, answer_order="name").ask("what year was Proof released ?")["answers"] == ["1991", "2005"]
+    with pytest.raises(ValueError):
+        KGQA(store, answer_order="random")

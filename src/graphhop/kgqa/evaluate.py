@@ -17,6 +17,10 @@ compared with the gold:
 ``abstained``
     the share of questions answered "no supported answer".
 
+Results are also given by question type (``by_qtype``): MetaQA's own types (its relation-path
+templates, ``movie_to_director``, from the line-aligned ``qa_*_qtype.txt``), the gold relation chain
+for PathQuestion and WC2014 (:func:`relation_chain`), a suite's ``type`` field for a folder.
+
 MetaQA has no gold paths: they are derived by walking the question type's relation chain from
 the topic entity (:func:`graphhop.datasets.kgqa.metaqa_gold_paths`). On MetaQA *dev* only the
 ``report`` half is evaluated (the other half trains the scorer: :func:`graphhop.kgqa.train.metaqa_part`).
@@ -36,7 +40,7 @@ from graphhop.eval.experiment import stride_sample
 from graphhop.kgqa.link import tokens
 
 __all__ = ["stride_sample", "load_regression", "score_example", "summarize", "evaluate_examples", "evaluate_dataset",
-           "selection_examples"]
+           "selection_examples", "relation_chain"]
 
 Triple = tuple[str, str, str]
 
@@ -147,9 +151,14 @@ def evaluate_dataset(name: str, split: str, make_ask: Callable[[Path], tuple[Cal
         kb = kb_path(name, root)
         examples = load_dataset(name, split, root)
         note = ""
-        if DATASETS[name.lower()].family == "metaqa":
+        if DATASETS[name.lower()].family != "metaqa":
+            for ex in examples:
+                ex.qtype = relation_chain(ex, 2 if name.lower() == "wc-c" else 1)
+        else:
             examples = _metaqa_with_paths(examples, kb, split)
             note = "MetaQA dev: the report half only (the fit half trains the scorer)" if split == "dev" else ""
+    if not examples:
+        raise InputError(f"{name}: no questions in its {split} file" if not Path(name).is_dir() else f"{name}: no questions")
     total = len(examples)
     examples = stride_sample(examples, sample)
     ask, triples_of = make_ask(kb)
@@ -162,6 +171,12 @@ def evaluate_dataset(name: str, split: str, make_ask: Callable[[Path], tuple[Cal
     if note:
         out["note"] = note
     return out
+
+
+def relation_chain(ex: QAExample, chains: int = 1) -> str:
+    """The question type of a PathQuestion / WC2014 question: the relations of its first gold path
+    (``r1 > r2``, ``_inverse`` as written); ``chains=2`` joins a conjunction's two chains with `` * ``."""
+    return " * ".join(" > ".join(r for _, r, _ in p) for p in ex.gold_paths[:chains]) or ex.qtype
 
 
 def _timing(rows: Sequence[dict[str, Any]]) -> dict[str, float]:

@@ -3,7 +3,8 @@
 A question and every entity name are reduced to the same folded word tokens (lower case, no
 accents, underscores and punctuation as spaces: ``sylvia_brett 's`` and ``Sylvia Brett's`` both
 give ``sylvia brett s``), so a possessive leaves its ``s`` token behind and still matches. MetaQA's
-``[bracketed]`` entity is used when present. Otherwise every question n-gram is looked up among
+``[bracketed]`` entity is used when present (only the entities named exactly so, case included,
+when there are any: MetaQA's tag ``robert pattinson`` is not the actor ``Robert Pattinson``). Otherwise every question n-gram is looked up among
 the entity names, longest first, without overlaps; a name's leading article is optional
 (``Glass Orchard`` finds ``The Glass Orchard``). When no name matches exactly, a fuzzy pass compares
 the question's n-grams with the names that share a rare word (``difflib`` ratio >= 0.85), so a
@@ -74,6 +75,8 @@ class EntityLinker:
         marked = []
         for m in _BRACKET.finditer(question):
             ids = self.lookup(m.group(1))
+            exact = tuple(i for i in ids if self.names[i] == m.group(1).strip())
+            ids = exact or ids  # a marked name is exact: `[sleeping beauty]` is the tag, not the film
             if ids:
                 start = len(tokens(question[: m.start()]))
                 marked.append(Mention(start, start + len(tokens(m.group(1))), ids, m.group(1), "bracket"))

@@ -55,10 +55,11 @@ def _none(reason: str, trace: dict | None = None) -> dict[str, Any]:
 
 
 def _finish(kgqa: Any, reading: Any, path: Any, answers: list[int], text: list[str], chains: list[list[int]],
-            trace: dict, among: Sequence[Any] | None = None) -> dict[str, Any]:
+            trace: dict, among: Sequence[Any] | None = None, pool: bool = False) -> dict[str, Any]:
     """The result of a path: withheld ("no supported answer") when its probability (renormalized
-    over ``among``, the paths the operation could use, when given) is under the threshold."""
-    prob = _prob(reading, path, among)
+    over ``among``, the paths the operation could use, when given; with ``pool``, that of every path
+    reaching the same end entities) is under the threshold."""
+    prob = _prob(reading, path, among, pool)
     supported = prob >= kgqa.threshold
     trace = {**trace, "paths": [kgqa.describe(reading, p) for p in reading.paths[:5]]}
     if not supported:
@@ -69,9 +70,16 @@ def _finish(kgqa: Any, reading: Any, path: Any, answers: list[int], text: list[s
             "trace": trace, "alternatives": _alternatives(kgqa, reading)}
 
 
-def _prob(reading: Any, path: Any, among: Sequence[Any] | None = None) -> float:
-    """The softmax probability of ``path`` among all of ``reading``'s paths, or among ``among``."""
+def _prob(reading: Any, path: Any, among: Sequence[Any] | None = None, pool: bool = False) -> float:
+    """The softmax probability of ``path`` among all of ``reading``'s paths, or among ``among``; with
+    ``pool``, summed over the paths that reach the same end entities as ``path`` (the confidence in an
+    answer rather than in one wording of its chain: on a loop, ``tracks > recording`` and
+    ``recording > tracks`` reach the same entity and split the probability)."""
     p = float(reading.probs[reading.paths.index(path)])
+    if pool:
+        allowed = None if among is None else {id(q) for q in among}
+        p = sum(float(reading.probs[i]) for i, q in enumerate(reading.paths)
+                if q is path or ((allowed is None or id(q) in allowed) and np.array_equal(q.ends, path.ends)))
     if among is None:
         return p
     total = sum(float(reading.probs[reading.paths.index(q)]) for q in among)
@@ -100,7 +108,7 @@ def run_query(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict[str
     names = kgqa.store.entities
     ans = kgqa.answers(top.best, top.mention.entities)
     return _finish(kgqa, top, top.best, ans, [names[a] for a in ans], kgqa.support(top.best, ans[:10]),
-                   {"relation_path": kgqa.describe(top)["relation_path"], **typing})
+                   {"relation_path": kgqa.describe(top)["relation_path"], **typing}, pool=kgqa.confidence == "answer")
 
 
 def _typed(kgqa: Any, reading: Any, text: str) -> tuple[Any, dict[str, Any]]:

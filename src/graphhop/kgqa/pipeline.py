@@ -33,7 +33,7 @@ from graphhop.kgqa.paths import RelPath, chains, expand, path_signature
 from graphhop.kgqa.scorer import MAX_HOPS, PathScorer
 from graphhop.read.ops import parse_number
 
-__all__ = ["Reading", "KGQA", "expected_kind", "walks_back", "TOPIC_ANSWERS"]
+__all__ = ["Reading", "KGQA", "expected_kind", "walks_back", "TOPIC_ANSWERS", "ANSWER_ORDERS", "CONFIDENCES"]
 
 _VERBALIZE = Verbalizer()
 _NUMBER_Q = re.compile(r"^(?:when|(?:in )?(?:what|which) year|how (?:old|much|long|tall|big|large|far))\b")
@@ -54,6 +54,16 @@ def expected_kind(text: str) -> str | None:
 #: it walks a relation straight back (``no-walk-back``, the default). A path that reaches the topic
 #: and other entities answers with the others first in every case (:meth:`KGQA.answers`).
 TOPIC_ANSWERS = ("no-walk-back", "never", "always")
+
+#: How a path's answers are ordered after "reached by more chains first": ``degree`` (the entity with
+#: more KB facts first, a popularity prior: of two films merged under one name, the better-known one's
+#: year or cast; the default) or ``name`` (alphabetical). Chosen on selection data (docs/RESULTS.md, issue 12).
+ANSWER_ORDERS = ("degree", "name")
+
+#: What the threshold of a plain (or count) question is compared with: ``answer``, the probability of
+#: every path reaching the same end entities as the best one (the default), or ``path``, the best
+#: path's own. Chosen on selection data (docs/RESULTS.md, issue 12).
+CONFIDENCES = ("answer", "path")
 
 
 def walks_back(steps: Sequence[tuple[int, bool]]) -> bool:
@@ -89,7 +99,7 @@ class KGQA:
 
     def __init__(self, store: KGStore, scorer: PathScorer | None = None, max_hops: int = 3, beam: int = 10,
                  threshold: float | None = None, max_support: int = 50, topic_answers: str = "no-walk-back",
-                 end_typing: bool = True) -> None:
+                 end_typing: bool = True, answer_order: str = "degree", confidence: str = "answer") -> None:
         if not 1 <= max_hops <= MAX_HOPS:
             raise ValueError(f"max_hops must be in 1..{MAX_HOPS}")
         self.store = store
@@ -104,6 +114,12 @@ class KGQA:
         self.topic_answers = topic_answers
         #: answer typing by the asked noun (:mod:`graphhop.kgqa.end_type`); None turns it off
         self.typer = EndTyper(self.scorer, store) if end_typing else None
+        if answer_order not in ANSWER_ORDERS:
+            raise ValueError(f"answer_order must be one of {', '.join(ANSWER_ORDERS)} (got {answer_order!r})")
+        self.answer_order = answer_order
+        if confidence not in CONFIDENCES:
+            raise ValueError(f"confidence must be one of {', '.join(CONFIDENCES)} (got {confidence!r})")
+        self.confidence = confidence
         self._qcache: dict[str, np.ndarray] = {}
 
     @classmethod
@@ -154,11 +170,14 @@ class KGQA:
         return bool(ends) and all(parse_number(self.store.entities[e]) is not None for e in ends)
 
     def answers(self, path: RelPath, exclude: Sequence[int] = ()) -> list[int]:
-        """The path's end entities minus ``exclude`` (unless nothing else is left), most-reached first."""
+        """The path's end entities minus ``exclude`` (unless nothing else is left), most-reached first,
+        then as :data:`ANSWER_ORDERS` says (``answer_order``), then by name."""
         rel, fwd = path.steps[-1]
         _, reached = self.store.step(path.layers[-2], rel, fwd)
         ids, counts = np.unique(reached, return_counts=True)
-        order = sorted(zip(ids.tolist(), counts.tolist()), key=lambda ic: (-ic[1], self.store.entities[ic[0]]))
+        names, by_degree = self.store.entities, self.answer_order == "degree"
+        order = sorted(zip(ids.tolist(), counts.tolist()),
+                       key=lambda ic: (-ic[1], -self.store.degree(ic[0]) if by_degree else 0, names[ic[0]]))
         out = [i for i, _ in order if i not in set(exclude)]
         return out or [i for i, _ in order]
 

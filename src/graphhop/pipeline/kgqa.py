@@ -19,7 +19,7 @@ __all__ = ["KGQAPipeline", "OPTIONS"]
 #: Options of the ``kgqa`` factory, with their defaults (``k`` and ``model`` are accepted and unused:
 #: it reads the whole KB, not retrieved facts).
 OPTIONS: dict[str, Any] = {"hops": 3, "beam": 10, "threshold": None, "weights": None, "k": None, "model": None,
-                           "reader": None, "topic_answers": "no-walk-back"}
+                           "reader": None, "topic_answers": "no-walk-back", "answer_order": "degree", "confidence": "answer"}
 
 
 class KGQAPipeline(Stage):
@@ -28,15 +28,20 @@ class KGQAPipeline(Stage):
     name = "kgqa"
 
     def __init__(self, index: Any, hops: int = 3, beam: int = 10, threshold: Optional[float] = None,
-                 weights: Optional[str] = None, topic_answers: str = "no-walk-back") -> None:
-        from graphhop.kgqa.pipeline import TOPIC_ANSWERS
+                 weights: Optional[str] = None, topic_answers: str = "no-walk-back", answer_order: str = "degree",
+                 confidence: str = "answer") -> None:
+        from graphhop.kgqa.pipeline import ANSWER_ORDERS, CONFIDENCES, TOPIC_ANSWERS
 
         if not 1 <= hops <= 4:
             raise InputError(f"kgqa reads relation paths of 1..4 hops (got hops={hops})")
         if topic_answers not in TOPIC_ANSWERS:
             raise InputError(f"kgqa: topic_answers must be one of {', '.join(TOPIC_ANSWERS)} (got {topic_answers!r})")
         self.index, self.hops, self.beam, self.threshold, self.weights = index, hops, beam, threshold, weights
-        self.topic_answers = topic_answers
+        if answer_order not in ANSWER_ORDERS:
+            raise InputError(f"kgqa: answer_order must be one of {', '.join(ANSWER_ORDERS)} (got {answer_order!r})")
+        if confidence not in CONFIDENCES:
+            raise InputError(f"kgqa: confidence must be one of {', '.join(CONFIDENCES)} (got {confidence!r})")
+        self.topic_answers, self.answer_order, self.confidence = topic_answers, answer_order, confidence
         self._kgqa: Any = None
 
     @property
@@ -46,7 +51,8 @@ class KGQAPipeline(Stage):
             from graphhop.kgqa.pipeline import KGQA
 
             self._kgqa = KGQA.from_index(self.index, self.weights, max_hops=self.hops, beam=self.beam,
-                                         threshold=self.threshold, topic_answers=self.topic_answers)
+                                         threshold=self.threshold, topic_answers=self.topic_answers,
+                                         answer_order=self.answer_order, confidence=self.confidence)
         return self._kgqa
 
     def retrieve_graph(self, questions: Sequence[str]) -> list[Any]:
@@ -69,7 +75,8 @@ def _factory(index: Any, **options: Any) -> KGQAPipeline:
         raise InputError(f"pipeline 'kgqa' does not take option {unknown[0]!r} (it takes {', '.join(OPTIONS)})")
     opts = {**OPTIONS, **given}
     return KGQAPipeline(index, hops=int(opts["hops"]), beam=int(opts["beam"]), threshold=opts["threshold"],
-                        weights=opts["weights"], topic_answers=str(opts["topic_answers"]))
+                        weights=opts["weights"], topic_answers=str(opts["topic_answers"]),
+                        answer_order=str(opts["answer_order"]), confidence=str(opts["confidence"]))
 
 
 register("kgqa", _factory, kinds=("facts",),

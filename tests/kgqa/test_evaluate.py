@@ -1,0 +1,55 @@
+"""``eval-qa``'s dataset side: question types by relation chain, a test split beside dev, empty splits."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from graphhop.cli import app
+from graphhop.core import QAExample
+from graphhop.kgqa.evaluate import relation_chain, score_example, summarize
+
+
+def test_relation_chain_is_the_question_type_of_path_datasets() -> None:
+    ex = QAExample("q", "what is the sex of X 's mother ?", ["female"], [],
+                   [[("x", "parents", "y"), ("y", "gender", "female")], [("x", "parents", "z"), ("z", "gender", "female")]],
+                   2, "pq-2h")
+    assert relation_chain(ex) == "parents > gender"
+    assert relation_chain(ex, chains=2) == "parents > gender * parents > gender"
+    assert relation_chain(QAExample("q", "?", ["a"], [], [], 1, "wc-c")) == "wc-c"
+    ex.qtype = relation_chain(ex)
+    row = score_example(ex, {"answer": "female", "answers": ["female"], "supported": True},
+                        [("x", "parents", "y"), ("y", "gender", "female")])
+    out = summarize([row])
+    assert list(out["by_qtype"]) == ["parents > gender"] and out["by_qtype"]["parents > gender"]["answer_hits1"] == 1.0
+
+
+def test_an_empty_split_is_one_line_not_a_traceback(tmp_path: Path) -> None:
+    (tmp_path / "pathquestion").mkdir()
+    (tmp_path / "pathquestion" / "PQ-2H.test.txt").write_text("", encoding="utf-8")
+    runner = CliRunner()
+    empty = runner.invoke(app, ["eval-qa", "pq-2h", "--split", "test", "--data", str(tmp_path), "--json"])
+    assert empty.exit_code != 0 and "pq-2h: no questions in its test file" in str(empty.exception)
+    missing = runner.invoke(app, ["eval-qa", "pq-3h", "--split", "test", "--data", str(tmp_path), "--json"])
+    assert missing.exit_code != 0 and "PQ-3H.test.txt: no such file" in str(missing.exception)
+
+
+@pytest.mark.data
+@pytest.mark.slow
+def test_a_test_file_beside_the_dev_file_is_evaluated(data_dir: Path, tmp_path: Path) -> None:
+    """A copy of dev lines placed as ``PQ-2H.test.txt``: ``--split test`` reads it (all of it, by chain)."""
+    pq = tmp_path / "data" / "pathquestion"
+    pq.mkdir(parents=True)
+    shutil.copy(data_dir / "pathquestion" / "2H-kb.txt", pq / "2H-kb.txt")
+    lines = (data_dir / "pathquestion" / "PQ-2H.dev.txt").read_text(encoding="utf-8").splitlines()[::40]
+    (pq / "PQ-2H.test.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["eval-qa", "pq-2h", "--split", "test", "--data", str(tmp_path / "data"), "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output[result.output.index('{"dataset"'):])
+    assert out["split"] == "test" and out["n"] == out["of"] == len({line.split("\t")[0] for line in lines})
+    assert all(" > " in chain for chain in out["by_qtype"]) and sum(b["n"] for b in out["by_qtype"].values()) == out["n"]
+    assert out["answer_hits1"] >= 0.6
