@@ -11,7 +11,8 @@ over the file, stride) two Experiments score, against the gold graph (the open o
 * ``closed``: BGR over the question's own pool (gold + distractors), as issue 5 measured;
 * ``open-top25``: BGR over the DB's dense top 25 for the question (issue 5's open setting);
 * ``open-hops``: BGR hop by hop over the whole DB (`graphhop.retrieve.bgr_open.OpenBGR`: each step's
-  candidates = dense + BM25 with question + path as the query, plus entity links, top --k);
+  candidates = dense + BM25 with question + path as the query, plus entity links, top --k), with the
+  settings the card chose in the open setting (`graphhop train bgr --open-k`; else its closed ones);
 
 for forward, backward and bidirectional. Prints EM / P / R / F1 / GM / GS / GED overall and by depth,
 the gold share the open candidates ever reached, and latency (p50 / p95, warm). A model whose card
@@ -31,33 +32,17 @@ import numpy as np
 MODES = ("forward", "backward", "bidirectional")
 
 
-def db_index(recs: list[dict], out: Path) -> tuple[Any, dict[str, str]]:
-    """The DB (every distinct evidence sentence) indexed once under ``out``, and normalized text -> DB id."""
-    from graphhop.core import Passage
-    from graphhop.eval.bgr_bench import normalize_text
-    from graphhop.index.dense import DenseOptions
-    from graphhop.index.directory import KnowledgeIndex, build_index, documents_from_passages
-
-    texts = list(dict.fromkeys(e["text"] for r in recs for e in r["evidence"]))
-    path = out / "db-index"
-    if (path / "manifest.json").exists():
-        index = KnowledgeIndex.open(path, verify=False)
-    else:
-        index = build_index(documents_from_passages(Passage(f"s{i}", t) for i, t in enumerate(texts)), path,
-                            dense=DenseOptions("flat"), overwrite=True, progress=True)
-    return index, {normalize_text(t): f"s{i}" for i, t in enumerate(texts)}
-
-
-def open_systems(model: Any, examples: list, search: Any, golds: list, k: int, stats: dict[str, list], encode: Any) -> dict[str, Any]:
+def open_systems(model: Any, examples: list, search: Any, golds: list, k: int, stats: dict[str, list], encode: Any,
+                 settings: Any, top25: bool = True) -> dict[str, Any]:
     """``open-top25 <mode>`` (BGR over the DB's dense top 25) and ``open-hops <mode>`` (OpenBGR hop by hop)."""
     from graphhop.eval.experiment import System
     from graphhop.eval.measures import Prediction
-    from graphhop.retrieve.bgr_open import OpenBGR
+    from graphhop.retrieve.bgr_open import CandidateCache, OpenBGR
     from graphhop.retrieve.graphhop import BGRRetriever, CandidatePool
 
     ret = BGRRetriever(model, encode=encode)
 
-    def top25(mode: str):
+    def top25(mode: str):  # closed-pool settings: issue 5's open setting
         def predict(_: list[str]) -> list[Prediction]:
             out = []
             for ex in examples:
@@ -70,12 +55,15 @@ def open_systems(model: Any, examples: list, search: Any, golds: list, k: int, s
             return out
         return predict
 
+    shared = CandidateCache(search, k)  # the first mode (bidirectional) is timed; the others reuse its retrievals
+
     def hops(mode: str):
         def predict(_: list[str]) -> list[Prediction]:
             out = []
             for ex, gold in zip(examples, golds):
                 t0 = time.perf_counter()
-                opener = OpenBGR(model, search, k=k, mode=mode)
+                opener = OpenBGR(model, search, k=k, mode=mode, settings=settings,
+                                 cache=CandidateCache(search, k) if mode == "bidirectional" else shared)
                 out.append(Prediction(graph=opener.retrieve_graph(ex.query)))
                 if mode == "bidirectional":
                     stats["open-hops"].append(1000 * (time.perf_counter() - t0))
@@ -83,7 +71,8 @@ def open_systems(model: Any, examples: list, search: Any, golds: list, k: int, s
             return out
         return predict
 
-    return {**{f"open-top25 {m}": System(top25(m)) for m in MODES}, **{f"open-hops {m}": System(hops(m)) for m in MODES}}
+    first = {f"open-top25 {m}": System(top25(m)) for m in MODES} if top25 else {}
+    return {**first, **{f"open-hops {m}": System(hops(m)) for m in reversed(MODES)}}
 
 
 def main() -> None:
@@ -93,7 +82,11 @@ def main() -> None:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--split", default="dev", help="dev or test")
     ap.add_argument("--limit", type=int, default=100, help="N questions, spread evenly (stride)")
-    ap.add_argument("--k", type=int, default=10, help="candidates per hop (open-hops)")
+    ap.add_argument("--k", type=int, default=None, help="candidates per hop (open-hops; default: the card's open selection, else 10)")
+    ap.add_argument("--db-dir", type=Path, default=None, help="DB index folder (default: OUT; shared with train bgr --db-dir)")
+    ap.add_argument("--no-top25", action="store_true", help="skip the open-top25 rows")
+    ap.add_argument("--closed-settings", action="store_true",
+                    help="open-hops with the card's closed-pool thresholds even when it has an open selection")
     args = ap.parse_args()
     from graphhop.datasets.builder import read_records
     from graphhop.eval.bgr import depth_key
@@ -105,14 +98,17 @@ def main() -> None:
     from graphhop.models.encoder import set_threads
     from graphhop.retrieve.graphhop import BGRRetriever, load_model
     from graphhop.retrieve.texthop import HopSearch
+    from graphhop.retrieve.bgr_open import OpenSettings
     from graphhop.train.bgr_data import EmbeddingCache, load_examples
+    from graphhop.train.bgr_open import builder_db
 
     set_threads(1)
     args.out.mkdir(parents=True, exist_ok=True)
     recs = [r for s in ("train", "dev", "test") if (args.data_dir / f"{s}.jsonl").exists() for r in read_records(args.data_dir / f"{s}.jsonl")]
-    index, by_text = db_index(recs, args.out)
     model, card = load_model(args.model)
-    cache = EmbeddingCache(args.out / "cache", None)
+    backend = card.get("encoder_backend", "torch")  # the DB and the pools in the model's vector space
+    index, by_text = builder_db(recs, args.db_dir or args.out, backend=backend)
+    cache = EmbeddingCache(args.out / "cache", None, backend=backend)
     examples = load_examples(stride_sample(list(read_records(args.data_dir / f"{check_split(args.split)}.jsonl")), args.limit), cache)
     experiment = Experiment(GRAPH, report=args.split, select=card.get("select_split", "dev"), title=f"{args.data_dir.name} {args.split}")
     closed = BGRRetriever(model, encode=cache.encode)
@@ -121,9 +117,13 @@ def main() -> None:
         [ex.question for ex in examples], builder_golds(examples))}
     golds = [Gold(ex.id, [], set(g.evidence_ids), g, {"depth": depth_key(ex.depth)}) for ex in examples for g in [relabel_gold(ex, by_text)[0]]]
     stats: dict[str, list] = {"open-top25": [], "open-hops": [], "reached": []}
-    search = HopSearch(index, depth=max(20, args.k))
-    tables["open"] = experiment.run(open_systems(model, examples, search, golds, args.k, stats, cache.encode), [ex.question for ex in examples], golds)
-    meta = {"n": len(examples), "db": len(index.docs), "k": args.k, "merge": card["config"]["merge"],
+    settings = OpenSettings.from_config(model.cfg) if args.closed_settings else OpenSettings.from_card(card, model.cfg)
+    k = args.k or settings.k
+    search = HopSearch(index, depth=max(20, k))
+    systems = open_systems(model, examples, search, golds, k, stats, cache.encode, settings, not args.no_top25)
+    tables["open"] = experiment.run(systems, [ex.question for ex in examples], golds)
+    meta = {"n": len(examples), "db": len(index.docs), "k": k, "closed_merge": card["config"]["merge"],
+            "open_settings": vars(settings), "open_trained": bool(card.get("open_training")),
             "gold_reached_by_open_candidates": round(float(np.mean(stats["reached"])), 4) if stats["reached"] else None,
             "latency_ms": {k: {"p50": round(percentile(stats[k], 50), 1), "p95": round(percentile(stats[k], 95), 1)}
                            for k in ("open-top25", "open-hops") if stats[k]}}

@@ -275,6 +275,12 @@ def train_bgr(
     scalar_after_first: bool = typer.Option(False, "--scalar-after-first/--no-scalar-after-first",
                                             help="Match steps >= 2 from the pair features alone (no vectors)."),
     other_positives: int = typer.Option(0, min=0, help="Training: add N gold sentences of other questions to each pool."),
+    open_k: int = typer.Option(0, "--open-k", min=0, help="Train for the open setting: each prefix's candidates are the "
+                               "top K retrieved hop by hop from the whole sentence DB (0: the prepared pools)."),
+    keep_pool: bool = typer.Option(False, "--keep-pool/--no-keep-pool", help="--open-k: keep the prepared pool's distractors too."),
+    db_dir: Optional[Path] = typer.Option(None, "--db-dir", help="--open-k: where the DB index is built (default: under --cache)."),
+    backend: str = typer.Option("torch", "--backend", help="Encoder backend of the frozen vectors: torch (MiniLM) or "
+                                "static (its model2vec distillation: for DBs too large to encode with MiniLM)."),
 ) -> None:
     """Train the Graph-hop retriever (forward + backward) on a builder dataset; print a JSON summary."""
     from graphhop.models.locate import check_model
@@ -290,7 +296,7 @@ def train_bgr(
 
     set_threads(threads)
     name = None if encoder == "default" else encoder
-    emb = EmbeddingCache(cache, name)
+    emb = EmbeddingCache(cache, name, backend=backend)  # an unknown backend: one InputError naming the choices
     records = builder_records(data, "train")
     if select_split == "train":  # a chain-disjoint carve of train selects: dev and test stay for reporting
         carve, records = carve_selection(records, every=10, limit=dev_limit)
@@ -300,18 +306,28 @@ def train_bgr(
     else:
         raise InputError(f"--select-split: choose train or dev, got {select_split!r}")
     train = load_examples(stride_sample(records, train_limit), emb, None, progress=True)
-    train = add_other_positives(train, other_positives)
     dim = int(train[0].question_vec.shape[0]) if train else 384
     cfg = BGRConfig(encoder=emb.model_name, input_dim=dim)
     cfg.path_text_feature = path_text
     cfg.vector_dropout = vector_dropout
     cfg.scalar_after_first = scalar_after_first
-    _, card = run(train, dev, out, cfg, TrainConfig(epochs=epochs, max_minutes=max_minutes, dev_limit=dev_limit,
-                                                    threads=threads, seed=seed, patience=patience),
-                  progress=True, log=lambda m: typer.echo(m, err=True),
-                  card_extra={"data": str(data), "other_positives": other_positives,
-                              "select_split": "train-carve" if select_split == "train" else "dev"},
-                  encode=lambda t: emb.encode(t))
+    tcfg = TrainConfig(epochs=epochs, max_minutes=max_minutes, dev_limit=dev_limit, threads=threads, seed=seed,
+                       patience=patience)
+    extra = {"data": str(data), "other_positives": other_positives, "encoder_backend": backend,
+             "select_split": "train-carve" if select_split == "train" else "dev"}
+    log = lambda m: typer.echo(m, err=True)  # noqa: E731
+    if open_k:  # the DB: every split's evidence sentences (no dev/test labels are read)
+        from graphhop.train.bgr_open import open_search, train_bgr_open
+
+        import hashlib
+
+        db = db_dir or cache / f"db-{data.resolve().name}-{backend}-{hashlib.md5(str(data.resolve()).encode()).hexdigest()[:8]}"
+        search, by_text = open_search(data, db, open_k, backend=backend)
+        _, card = train_bgr_open(train, dev, search, by_text, out, cfg, tcfg, keep_pool, other_positives,
+                                 encode=lambda t: emb.encode(t), log=log, card_extra={**extra, "db": str(db)})
+    else:
+        _, card = run(add_other_positives(train, other_positives), dev, out, cfg, tcfg, progress=True, log=log,
+                      card_extra=extra, encode=lambda t: emb.encode(t))
     emb.save()
     typer.echo(json.dumps({"out": str(out), "train_seconds": card["train_seconds"], "best_epoch": card["best_epoch"],
                            "selection": {k: v for k, v in card["selection"].items() if k != "dev"}}, indent=1))

@@ -13,6 +13,9 @@ later step asks the index for the passages that lead to the path's last one (sam
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
+from typing import Any
+
 import networkx as nx
 import numpy as np
 import torch
@@ -32,7 +35,72 @@ from graphhop.retrieve.graphhop import (
 )
 from graphhop.retrieve.texthop import HopSearch
 
-__all__ = ["OpenBGR", "retrieve_direction_open"]
+__all__ = ["CandidateCache", "OpenBGR", "OpenSettings", "retrieve_direction_open"]
+
+
+class CandidateCache:
+    """Next-hop candidate ids from :class:`HopSearch`, memoized per ``(question, path)``.
+
+    Forward and backward share the question's first hop; a selection grid re-running one question at
+    many thresholds asks the index once per path. :meth:`prefetch` retrieves many paths in one batch
+    (one encoder call, one BM25 and one dense search for all of them): BGR asks it for every child it
+    chose before descending, so the depth-first walk pays one batched call per expanded node.
+    """
+
+    def __init__(self, search: HopSearch, k: int = 10) -> None:
+        self.search = search
+        self.k = k
+        self._ids: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+
+    def prefetch(self, question: str, paths: list[tuple[str, ...]]) -> None:
+        """Retrieve every not-yet-cached path of ``question`` in one batch."""
+        todo = [p for p in dict.fromkeys(tuple(p) for p in paths) if (question, p) not in self._ids]
+        if todo:
+            for p, ranking in zip(todo, self.search.candidates(question, todo, self.k)):
+                self._ids[(question, p)] = [h.id for h in ranking]
+
+    def ids(self, question: str, path: tuple[str, ...], k: int | None = None) -> list[str]:
+        """The top ``k`` (at most the cache's) next nodes of ``path`` (never one already on it), best first."""
+        self.prefetch(question, [path])
+        return self._ids[(question, tuple(path))][: k or self.k]
+
+    def clear(self) -> None:
+        """Forget every cached path (memory bound on long runs)."""
+        self._ids.clear()
+
+
+@dataclass
+class OpenSettings:
+    """Inference settings chosen in the open setting (stored as ``open_selection`` in the model card)."""
+
+    threshold_forward: float = 0.5
+    threshold_backward: float = 0.5
+    max_branch: int = 3
+    max_branch_backward: int = 3
+    merge: str = "forward"
+    union_threshold: float = 0.8
+    k: int = 10
+
+    @classmethod
+    def from_config(cls, cfg: Any) -> "OpenSettings":
+        """The closed-pool settings of a model config (the default when no open selection was made)."""
+        return cls(cfg.threshold_forward, cfg.threshold_backward, cfg.max_branch, cfg.max_branch_backward,
+                   cfg.merge, cfg.union_threshold)  # k: the default 10
+
+    @classmethod
+    def from_card(cls, card: dict[str, Any], cfg: Any) -> "OpenSettings":
+        """``card['open_selection']`` when the card has one, else :meth:`from_config`."""
+        sel = card.get("open_selection") or {}
+        base = asdict(cls.from_config(cfg))
+        return cls(**{k: type(v)(sel.get(k, v)) for k, v in base.items()})
+
+    def threshold(self, direction: str) -> float:
+        """The direction's match threshold."""
+        return self.threshold_forward if direction == "forward" else self.threshold_backward
+
+    def branch(self, direction: str) -> int:
+        """The direction's most matches per step."""
+        return self.max_branch if direction == "forward" else self.max_branch_backward
 
 
 class _Seen:
@@ -58,9 +126,13 @@ class _Seen:
 @torch.no_grad()
 def retrieve_direction_open(model: DirectionModel, question: str, question_vec: np.ndarray, search: HopSearch,
                             seen: _Seen, direction: str, threshold: float = 0.5, max_depth: int = 4,
-                            max_edges: int = 16, max_branch: int = 3, k: int = 10) -> DirectionResult:
-    """Depth-first BGR in one direction with per-step candidates from the whole index."""
+                            max_edges: int = 16, max_branch: int = 3, k: int = 10,
+                            cache: CandidateCache | None = None) -> DirectionResult:
+    """Depth-first BGR in one direction with per-step candidates from the whole index (``cache``: a
+    shared :class:`CandidateCache`; the chosen children's candidates are fetched in one batch)."""
     model.eval()
+    cache = cache or CandidateCache(search, k)
+    k = min(k, cache.k)
     backward = direction == "backward"
     qv = np.asarray(question_vec, dtype=np.float32).reshape(-1)
     q = model.proj(torch.as_tensor(qv).view(1, -1))
@@ -84,7 +156,7 @@ def retrieve_direction_open(model: DirectionModel, question: str, question_vec: 
             if backward and path and not g.in_degree(path[-1]):
                 add(ROOT, path[-1])
             continue
-        ids = [h.id for h in search.candidates(question, [path], k)[0]]
+        ids = cache.ids(question, path, k)
         if not ids:
             if backward and path and not g.in_degree(path[-1]):
                 add(ROOT, path[-1])
@@ -108,6 +180,8 @@ def retrieve_direction_open(model: DirectionModel, question: str, question_vec: 
             chosen = [int(order[0])]
         if with_tok and (probs[n] >= threshold or not chosen):
             add(ROOT, path[-1])
+        if len(path) + 1 < max_depth:
+            cache.prefetch(question, [path + (ids[i],) for i in chosen])
         for i in reversed(chosen):
             v = ids[i]
             scores[v] = max(scores.get(v, 0.0), float(probs[i]))
@@ -133,42 +207,58 @@ def _path_vec(search: HopSearch, question: str, path: tuple[str, ...], qv: np.nd
 
 
 class OpenBGR:
-    """A trained BGR model run hop by hop over a text index; implements ``retrieve_graph``."""
+    """A trained BGR model run hop by hop over a text index; implements ``retrieve_graph``.
+
+    ``settings`` (thresholds, branching, merge) default to the model card's closed-pool ones; pass
+    :meth:`OpenSettings.from_card` to use those chosen in the open setting. ``cache`` (a
+    :class:`CandidateCache`) may be shared across calls (a selection grid); by default each question
+    gets its own.
+    """
 
     name = "bgr-open"
 
-    def __init__(self, model: BGRModel, search: HopSearch, k: int = 10, mode: str = "bidirectional",
-                 merge: str | None = None) -> None:
+    def __init__(self, model: BGRModel, search: HopSearch, k: int | None = None, mode: str = "bidirectional",
+                 merge: str | None = None, settings: OpenSettings | None = None,
+                 cache: CandidateCache | None = None) -> None:
         self.model = model
         self.cfg = model.cfg
         self.search = search
-        self.k = k
+        self.settings = settings or OpenSettings.from_config(model.cfg)
+        self.k = k or self.settings.k
         self.mode = mode
-        self.merge = merge or model.cfg.merge
+        self.merge = merge or self.settings.merge
+        self.cache = cache
         self.last_candidates: list[str] = []
 
-    def run(self, question: str, direction: str, seen: _Seen, question_vec: np.ndarray) -> DirectionResult:
-        """One direction with the model card's threshold and caps."""
-        c = self.cfg
-        thr = c.threshold_forward if direction == "forward" else c.threshold_backward
+    def run(self, question: str, direction: str, seen: _Seen, question_vec: np.ndarray,
+            cache: CandidateCache | None = None) -> DirectionResult:
+        """One direction with the settings' threshold and branching and the card's caps."""
+        s, c = self.settings, self.cfg
         return retrieve_direction_open(self.model.direction(direction), question, question_vec, self.search, seen,
-                                       direction, thr, c.max_depth, c.max_edges, c.branch(direction), self.k)
+                                       direction, s.threshold(direction), c.max_depth, c.max_edges, s.branch(direction),
+                                       self.k, cache)
 
-    def retrieve_graph(self, question: str) -> EvidenceGraph:
-        """The evidence graph of ``question`` (forward, backward, or both merged)."""
+    def directions(self, question: str) -> tuple[_Seen, DirectionResult | None, DirectionResult | None]:
+        """Forward and backward results (``None`` for a direction the mode does not run)."""
         from graphhop.kb.verbalize import normalize_question
 
         query = normalize_question(question)
         qv = np.asarray(self.search.encoder.encode([query], convert_to_numpy=True, normalize_embeddings=True)[0],
                         dtype=np.float32)
         seen = _Seen(self.search)
-        if self.mode in ("forward", "backward"):
-            res = self.run(query, self.mode, seen, qv)
+        cache = self.cache or CandidateCache(self.search, self.k)
+        f = self.run(query, "forward", seen, qv, cache) if self.mode != "backward" else None
+        b = self.run(query, "backward", seen, qv, cache) if self.mode != "forward" else None
+        return seen, f, b
+
+    def retrieve_graph(self, question: str) -> EvidenceGraph:
+        """The evidence graph of ``question`` (forward, backward, or both merged)."""
+        seen, f, b = self.directions(question)
+        if f is None or b is None:
+            res = f or b
             graph = _graph_from_edges(question, res.edges, seen.pool(), res.scores)
         else:
-            f = self.run(query, "forward", seen, qv)
-            b = self.run(query, "backward", seen, qv)
-            graph = merged_graph(question, seen.pool(), f, b, self.merge, self.cfg.union_threshold)
+            graph = merged_graph(question, seen.pool(), f, b, self.merge, self.settings.union_threshold)
         graph.text_evidence = True
         self.last_candidates = list(seen.texts)
         return graph

@@ -42,18 +42,27 @@ class BGRExample:
 
 # ---------------------------------------------------------------------- encoding cache
 class EmbeddingCache:
-    """Text -> frozen encoder vector, persisted as ``<dir>/<model-hash>.npz`` (texts + matrix)."""
+    """Text -> frozen encoder vector, persisted as ``<dir>/<model-hash>.npz`` (texts + matrix).
+    ``backend`` (:data:`graphhop.models.backends.BACKENDS`): ``static`` gives the model2vec vectors
+    the index's static backend writes (another vector space, cached under another key)."""
 
-    def __init__(self, cache_dir: str | Path | None, model: str | None = None, batch_size: int = 64) -> None:
+    def __init__(self, cache_dir: str | Path | None, model: str | None = None, batch_size: int = 64,
+                 backend: str = "torch") -> None:
+        from graphhop.models.backends import BACKENDS
         from graphhop.models.encoder import canonical_model_name
 
+        if backend not in BACKENDS:
+            from graphhop.core import InputError
+
+            raise InputError(f"unknown encoder backend {backend!r}; choose one of {', '.join(BACKENDS)}")
         self.model_name = canonical_model_name(model)
         self.model = model
+        self.backend = backend
         self.batch_size = batch_size
         self.path = None
         self._vec: dict[str, np.ndarray] = {}
         if cache_dir is not None:
-            key = hashlib.md5(self.model_name.encode()).hexdigest()[:10]
+            key = hashlib.md5((self.model_name + ("" if backend == "torch" else f"|{backend}")).encode()).hexdigest()[:10]
             self.path = Path(cache_dir) / f"emb-{key}.npz"
             if self.path.exists():
                 try:
@@ -69,16 +78,16 @@ class EmbeddingCache:
         """Vectors of ``texts`` (normalized), encoding only texts not seen before."""
         todo = list(dict.fromkeys(t for t in texts if t not in self._vec))
         if todo:
-            from graphhop.models.encoder import load_encoder
+            from graphhop.models.backends import load_backend
 
-            enc = load_encoder(self.model)
+            enc = load_backend(self.backend, self.model)
             mat = enc.encode(todo, batch_size=self.batch_size, convert_to_numpy=True, normalize_embeddings=True,
                              show_progress_bar=progress)
             for t, v in zip(todo, np.asarray(mat, dtype=np.float32)):
                 self._vec[t] = v
             self._dirty = True
         if not texts:
-            return np.zeros((0, 384), dtype=np.float32)
+            return np.zeros((0, next(iter(self._vec.values())).shape[0] if self._vec else 384), dtype=np.float32)
         return np.stack([self._vec[t] for t in texts]).astype(np.float32)
 
     def save(self) -> None:

@@ -1,0 +1,193 @@
+"""Training BGR for the open setting: each step's candidates retrieved from the whole sentence DB.
+
+A BGR matcher trained on a question's prepared pool (gold + 12 distractors) meets other negatives at
+test time in the open setting (:class:`graphhop.retrieve.bgr_open.OpenBGR`): the index's near
+neighbours of ``question [SEP] path`` at every hop. Here training sees those: for every teacher-forced
+prefix of the gold graph (forward and backward), the candidates are what the open retriever asks the
+index for with that prefix as the path (:class:`~graphhop.retrieve.bgr_open.CandidateCache`, same
+``k``); a question's training pool is the gold sentences plus the union of its prefixes' candidates
+(DB ids; the gold is kept even where retrieval missed it, so every prefix has its positives).
+
+Selection: the epoch is chosen on the selection questions' open pools (built the same way), then every
+direction's threshold and branching and the merge rule by running the open retriever itself on the
+selection questions (:func:`select_open`, a shared candidate cache makes the grid cheap); the closed-pool
+settings are chosen on the selection questions' own pools as before, so one model card serves both.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from graphhop.graph import EvidenceGraph
+from graphhop.metrics.graph import graph_match, set_scores
+from graphhop.retrieve.bgr_model import MERGE_RULES, BGRModel
+from graphhop.retrieve.bgr_open import CandidateCache, OpenSettings, _Seen, retrieve_direction_open
+from graphhop.retrieve.graphhop import CandidatePool, DirectionResult, _graph_from_edges, merged_graph
+from graphhop.train.bgr import backward_targets, forward_targets
+from graphhop.train.bgr_data import BGRExample
+
+__all__ = ["builder_db", "open_search", "open_example", "open_examples", "select_open", "train_bgr_open"]
+
+
+def builder_db(records: Sequence[dict[str, Any]], out: Path, dense: str = "flat",
+               backend: str = "torch") -> tuple[Any, dict[str, str]]:
+    """The DB of a builder dataset: every distinct evidence sentence of ``records`` indexed once under
+    ``out/db-index`` (BM25 + flat dense with the bundled encoder through ``backend``), and normalized
+    text -> DB id (``s<i>``, in first-seen order)."""
+    from graphhop.core import Passage
+    from graphhop.eval.bgr_bench import normalize_text
+    from graphhop.index.dense import DenseOptions
+    from graphhop.index.directory import KnowledgeIndex, build_index, documents_from_passages
+    from graphhop.index.encode import EncodingOptions
+
+    texts = list(dict.fromkeys(e["text"] for r in records for e in r["evidence"]))
+    path = Path(out) / "db-index"
+    if (path / "manifest.json").exists():
+        index = KnowledgeIndex.open(path, verify=False)
+    else:
+        index = build_index(documents_from_passages(Passage(f"s{i}", t) for i, t in enumerate(texts)), path,
+                            dense=DenseOptions(dense), overwrite=True, progress=True,
+                            encoding=EncodingOptions(backend=backend))
+    return index, {normalize_text(t): f"s{i}" for i, t in enumerate(texts)}
+
+
+def open_search(data_dir: Path, db_dir: Path, k: int, dense: str = "flat",
+                backend: str = "torch") -> tuple[CandidateCache, dict[str, str]]:
+    """The hop-by-hop candidate search (top ``k`` per path) over a builder folder's DB: every distinct
+    evidence sentence of its train/dev/test files (:func:`builder_db` under ``db_dir``)."""
+    from graphhop.datasets.builder import read_records
+    from graphhop.retrieve.texthop import HopSearch
+
+    records = [r for s in ("train", "dev", "test") if (Path(data_dir) / f"{s}.jsonl").exists()
+               for r in read_records(Path(data_dir) / f"{s}.jsonl")]
+    index, by_text = builder_db(records, db_dir, dense, backend)
+    return CandidateCache(HopSearch(index, depth=max(20, k)), k), by_text
+
+
+def _prefixes(gold: EvidenceGraph, limit: int) -> list[tuple[str, ...]]:
+    """Every teacher-forced prefix of both directions (the paths the open retriever will query)."""
+    return list(dict.fromkeys(p for fn in (forward_targets, backward_targets) for p, _ in fn(gold, limit)))
+
+
+def open_example(ex: BGRExample, cache: CandidateCache, by_text: dict[str, str], max_prefixes: int = 64,
+                 keep_pool: bool = False) -> BGRExample:
+    """``ex`` with its gold relabelled to DB ids and its pool = gold + every prefix's retrieved
+    candidates (+ the prepared pool's distractors, relabelled, with ``keep_pool``)."""
+    from graphhop.eval.bgr_bench import normalize_text, relabel_gold
+
+    gold, _ = relabel_gold(ex, by_text)
+    prefixes = _prefixes(gold, max_prefixes)
+    cache.prefetch(ex.query, prefixes)
+    ids = list(gold.evidence_ids)
+    for p in prefixes:
+        ids += cache.ids(ex.query, p)
+    if keep_pool:
+        ids += [by_text[t] for t in map(normalize_text, ex.pool.texts) if t in by_text]
+    ids = [d for d in dict.fromkeys(ids) if not d.startswith("missing:")]
+    search = cache.search
+    pool = CandidatePool(ids, [search.text(d) for d in ids], search.vectors(ids))
+    return BGRExample(ex.id, ex.question, ex.query, pool, ex.question_vec, gold, ex.depth, ex.graph_type, ex.source)
+
+
+def open_examples(examples: Sequence[BGRExample], cache: CandidateCache, by_text: dict[str, str],
+                  max_prefixes: int = 64, keep_pool: bool = False, progress: bool = True) -> list[BGRExample]:
+    """:func:`open_example` for every example (progress bar), with the share of gold the candidates reached."""
+    from tqdm.auto import tqdm
+
+    out = [open_example(ex, cache, by_text, max_prefixes, keep_pool)
+           for ex in tqdm(examples, desc="open pools", unit="q", disable=not progress, mininterval=2)]
+    cache.clear()
+    return out
+
+
+def _direction_runs(model: BGRModel, dev: Sequence[BGRExample], cache: CandidateCache, seen: list[_Seen],
+                    direction: str, threshold: float, branch: int, k: int) -> list[DirectionResult]:
+    c = model.cfg
+    return [retrieve_direction_open(model.direction(direction), ex.query, ex.question_vec, cache.search, s, direction,
+                                    threshold, c.max_depth, c.max_edges, branch, k, cache)
+            for ex, s in zip(dev, seen)]
+
+
+def _f1(results: Sequence[DirectionResult], dev: Sequence[BGRExample], golds: Sequence[EvidenceGraph],
+        seen: Sequence[_Seen]) -> float:
+    return float(np.mean([set_scores(_graph_from_edges(ex.question, r.edges, s.pool()).evidence_ids, g.evidence_ids).f1
+                          for r, ex, g, s in zip(results, dev, golds, seen)])) if dev else 0.0
+
+
+def select_open(model: BGRModel, dev: Sequence[BGRExample], cache: CandidateCache, by_text: dict[str, str],
+                thresholds: Sequence[float] = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8), branches: Sequence[int] = (1, 3),
+                union_thresholds: Sequence[float] = (0.6, 0.8, 0.95), ks: Sequence[int] | None = None,
+                log: Callable[[str], None] | None = None) -> tuple[OpenSettings, dict[str, Any]]:
+    """The candidates per hop (``ks``, each at most the cache's ``k``; default: the cache's), each
+    direction's threshold and branching, then the merge rule, by mean evidence F1 (merge ties: graph
+    match; grid ties: the first) of the open retriever itself on ``dev`` (gold relabelled to DB ids).
+    Both directions use one ``k``: the best sum of the two directions' F1. Returns the settings and
+    the table of every choice."""
+    from graphhop.eval.bgr_bench import relabel_gold
+
+    golds = [relabel_gold(ex, by_text)[0] for ex in dev]
+    seen = [_Seen(cache.search) for _ in dev]
+    table: dict[str, Any] = {}
+    by_k: dict[int, dict[str, tuple[float, float, int, list[DirectionResult]]]] = {}
+    for k in ks or (cache.k,):
+        chosen = by_k.setdefault(k, {})
+        for d in ("forward", "backward"):
+            best: tuple[float, float, int, list[DirectionResult]] = (-1.0, 0.5, 3, [])
+            for br in branches:
+                for t in thresholds:
+                    res = _direction_runs(model, dev, cache, seen, d, t, br, k)
+                    f1 = _f1(res, dev, golds, seen)
+                    table[f"k{k}:{d}@{t}/branch{br}"] = round(f1, 4)
+                    if log:
+                        log(f"open selection k {k} {d} threshold {t} branch {br}: F1 {f1:.4f}")
+                    if f1 > best[0] + 1e-9:
+                        best = (f1, t, br, res)
+            chosen[d] = best
+    k = max(by_k, key=lambda kk: (by_k[kk]["forward"][0] + by_k[kk]["backward"][0], -kk))
+    chosen = by_k[k]
+    best_rule = ("forward", -1.0, -1.0, 0.8)
+    rules = [(r, 0.8) for r in MERGE_RULES if r != "union"] + [("union", u) for u in union_thresholds]
+    for rule, uthr in rules:
+        f1s, gms = [], []
+        for f, b, ex, g, s in zip(chosen["forward"][3], chosen["backward"][3], dev, golds, seen):
+            graph = merged_graph(ex.question, s.pool(), f, b, rule, uthr)
+            f1s.append(set_scores(graph.evidence_ids, g.evidence_ids).f1)
+            gms.append(graph_match(graph, g))
+        f1, gm = float(np.mean(f1s)), float(np.mean(gms))
+        table[f"merge:{rule}" + (f"@{uthr}" if rule == "union" else "")] = {"f1": round(f1, 4), "gm": round(gm, 4)}
+        if (f1, gm) > best_rule[1:3]:
+            best_rule = (rule, f1, gm, uthr)
+    settings = OpenSettings(chosen["forward"][1], chosen["backward"][1], chosen["forward"][2], chosen["backward"][2],
+                            best_rule[0], best_rule[3], k)
+    return settings, table
+
+
+def train_bgr_open(train: Sequence[BGRExample], dev: Sequence[BGRExample], cache: CandidateCache,
+                   by_text: dict[str, str], out: Path | None, model_cfg: Any, cfg: Any, keep_pool: bool = False,
+                   other_positives: int = 0, encode: Callable[[list[str]], np.ndarray] | None = None,
+                   log: Callable[[str], None] = print, card_extra: dict[str, Any] | None = None) -> tuple[BGRModel, dict[str, Any]]:
+    """Train on open pools (:func:`open_examples`), choose the epoch on the selection questions' open
+    pools, the closed-pool settings on their own pools and the open settings by :func:`select_open`;
+    save to ``out``. Returns the model and its card."""
+    from dataclasses import asdict
+
+    from graphhop.retrieve.graphhop import save_model
+    from graphhop.train.bgr import select_inference, train_bgr
+    from graphhop.train.bgr_data import add_other_positives
+
+    dev = list(dev)[: cfg.dev_limit]
+    train_o = add_other_positives(open_examples(train, cache, by_text, keep_pool=keep_pool), other_positives)
+    dev_o = open_examples(dev, cache, by_text)
+    model, card = train_bgr(train_o, dev_o, None, model_cfg, cfg, progress=True, log=log, encode=encode)
+    closed = select_inference(model, dev, encode=encode) if dev else {}
+    settings, table = select_open(model, dev, cache, by_text, ks=sorted({10, cache.k}), log=log) if dev else (OpenSettings.from_config(model.cfg), {})
+    card.update({"selection": closed, "open_selection": {**asdict(settings), "dev": table},
+                 "open_training": {"k": cache.k, "keep_pool": keep_pool, "other_positives": other_positives,
+                                   "mean_train_pool": round(float(np.mean([len(e.pool.ids) for e in train_o])), 1)},
+                 **(card_extra or {})})
+    if out is not None:
+        save_model(model, out, card)
+    return model, card

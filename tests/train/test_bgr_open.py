@@ -1,0 +1,112 @@
+"""BGR trained for the open setting: memoized hop-by-hop candidates, open training pools, open selection."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from graphhop.core import Hit
+from graphhop.graph import EvidenceGraph
+from graphhop.retrieve.bgr_open import CandidateCache, OpenSettings
+from graphhop.retrieve.graphhop import BGRConfig, BGRModel, CandidatePool
+from graphhop.train.bgr_data import BGRExample
+
+TEXTS = {f"s{i}": t for i, t in enumerate([
+    "ada lovelace was born in london.", "london is the capital of england.", "england is in europe.",
+    "paris is the capital of france.", "ada lovelace has a parent named lord byron.", "lord byron was born in london.",
+    "france is in europe.", "berlin is the capital of germany."])}
+
+
+class FakeSearch:
+    """A HopSearch stand-in: fixed vectors, candidates = every other sentence by word overlap with the path."""
+
+    def __init__(self) -> None:
+        rng = np.random.default_rng(0)
+        v = rng.normal(size=(len(TEXTS), 8)).astype(np.float32)
+        self.vecs = dict(zip(TEXTS, v / np.linalg.norm(v, axis=1, keepdims=True)))
+        self.calls: list[int] = []
+
+    def text(self, d: str) -> str:
+        return TEXTS[d]
+
+    def vectors(self, ids):
+        return np.stack([self.vecs[d] for d in ids]) if ids else np.zeros((0, 8), dtype=np.float32)
+
+    def candidates(self, question, paths, k):
+        self.calls.append(len(paths))
+        out = []
+        for p in paths:
+            words = set(" ".join([question, *(TEXTS[d] for d in p)]).split())
+            scored = sorted(((-len(words & set(t.split())), d) for d, t in TEXTS.items() if d not in p))
+            out.append([Hit(d, float(-s)) for s, d in scored[:k]])
+        return out
+
+
+def example() -> BGRExample:
+    gold = EvidenceGraph("where was ada lovelace born ?")
+    gold.add_evidence("e0", TEXTS["s0"])
+    gold.add_edge(gold.root, "e0")
+    pool = CandidatePool(["e0", "e1"], [TEXTS["s0"], "a pool distractor."], np.eye(2, 8, dtype=np.float32))
+    return BGRExample("q0", gold.question, "where was ada lovelace born ?", pool, np.ones(8, dtype=np.float32) / 8 ** 0.5,
+                      gold, 1, "single-hop")
+
+
+def test_candidate_cache_batches_memoizes_and_slices():
+    search = FakeSearch()
+    cache = CandidateCache(search, k=4)
+    cache.prefetch("q", [(), ("s0",), ("s0",)])
+    assert search.calls == [2]                         # one batched call, duplicates merged
+    first = cache.ids("q", ("s0",))
+    assert len(first) == 4 and "s0" not in first
+    assert cache.ids("q", ("s0",), k=2) == first[:2]   # a smaller k is a prefix, no new call
+    assert search.calls == [2]
+    cache.ids("other question", ())
+    assert search.calls == [2, 1]
+
+
+def test_open_example_pool_is_gold_plus_retrieved_candidates_in_db_ids():
+    from graphhop.eval.bgr_bench import normalize_text
+    from graphhop.train.bgr_open import open_example
+
+    by_text = {normalize_text(t): d for d, t in TEXTS.items()}
+    cache = CandidateCache(FakeSearch(), k=3)
+    ex = open_example(example(), cache, by_text)
+    assert set(ex.gold.evidence_ids) == {"s0"}
+    assert "s0" in ex.pool.ids and "e1" not in ex.pool.ids and "a pool distractor." not in ex.pool.texts
+    assert set(cache.ids(ex.query, ())) <= set(ex.pool.ids)
+    assert ex.pool.vectors.shape == (len(ex.pool.ids), 8)
+
+
+def test_open_settings_from_card_overrides_only_what_was_selected():
+    cfg = BGRConfig(threshold_forward=0.3, threshold_backward=0.6, merge="union")
+    assert OpenSettings.from_card({}, cfg) == OpenSettings.from_config(cfg)
+    s = OpenSettings.from_card({"open_selection": {"threshold_forward": 0.7, "k": 20}}, cfg)
+    assert (s.threshold("forward"), s.threshold("backward"), s.merge, s.k) == (0.7, 0.6, "union", 20)
+
+
+def test_select_open_chooses_from_its_grid_on_the_open_retriever():
+    from graphhop.eval.bgr_bench import normalize_text
+    from graphhop.train.bgr_open import select_open
+
+    torch.manual_seed(0)
+    model = BGRModel(BGRConfig(input_dim=8, dim=16, hidden=16, heads=2, max_depth=2, max_edges=4)).eval()
+    by_text = {normalize_text(t): d for d, t in TEXTS.items()}
+    cache = CandidateCache(FakeSearch(), k=4)
+    settings, table = select_open(model, [example()], cache, by_text, thresholds=(0.0, 0.99), branches=(4,),
+                                  union_thresholds=(0.8,), ks=(2, 4))
+    assert settings.k in (2, 4) and settings.threshold_forward in (0.0, 0.99) and settings.max_branch == 4
+    assert "k2:forward@0.0/branch4" in table and "merge:forward" in table
+    # threshold 0 keeps every root candidate, s0 (the best word match) among them
+    assert table["k4:forward@0.0/branch4"] > 0
+
+
+def test_embedding_cache_keys_the_backend_and_refuses_an_unknown_one(tmp_path):
+    import pytest
+
+    from graphhop.core import InputError
+    from graphhop.train.bgr_data import EmbeddingCache
+
+    assert EmbeddingCache(tmp_path).path != EmbeddingCache(tmp_path, backend="static").path
+    assert EmbeddingCache(tmp_path).path == EmbeddingCache(tmp_path, backend="torch").path  # old caches still found
+    with pytest.raises(InputError, match="static"):
+        EmbeddingCache(tmp_path, backend="nope")
