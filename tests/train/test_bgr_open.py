@@ -110,3 +110,30 @@ def test_embedding_cache_keys_the_backend_and_refuses_an_unknown_one(tmp_path):
     assert EmbeddingCache(tmp_path).path == EmbeddingCache(tmp_path, backend="torch").path  # old caches still found
     with pytest.raises(InputError, match="static"):
         EmbeddingCache(tmp_path, backend="nope")
+
+
+def test_open_training_scores_each_prefix_on_its_own_candidates_only():
+    from graphhop.train.bgr import _items, bgr_loss_batch
+
+    torch.manual_seed(0)
+    gold = EvidenceGraph("q")
+    for d in ("a", "b"):
+        gold.add_evidence(d, d)
+    gold.add_edge(gold.root, "a"), gold.add_edge("a", "b")
+    rng = np.random.default_rng(1)
+    vecs = rng.normal(size=(5, 8)).astype(np.float32)
+    pool = CandidatePool(["a", "b", "x", "y", "z"], ["a", "b", "x", "y", "z"], vecs)
+    cands = {(): ["a", "x"], ("a",): ["y"], ("a", "b"): ["z"]}
+    ex = BGRExample("q", "q", "q", pool, np.ones(8, dtype=np.float32), gold, 2, "chain", prefix_cands=cands)
+    items = _items([ex], "forward", 8)
+    assert [sorted(it.cands) for it in items] == [[0, 2], [1, 3], [4]]   # retrieved + gold targets, never the path
+    model = BGRModel(BGRConfig(input_dim=8, dim=16, hidden=16, heads=2)).eval()
+    before = bgr_loss_batch(model, [ex], items[:2]).item()
+    vecs2 = vecs.copy()
+    vecs2[4] += 5.0                                                        # z is no candidate of these two prefixes
+    ex2 = BGRExample("q", "q", "q", CandidatePool(pool.ids, pool.texts, vecs2), ex.question_vec, gold, 2, "chain",
+                     prefix_cands=cands)
+    assert bgr_loss_batch(model, [ex2], items[:2]).item() == before
+    open_loss = bgr_loss_batch(model, [ex], items[:1]).item()
+    ex.prefix_cands = None                                                 # the whole pool: another loss
+    assert bgr_loss_batch(model, [ex], _items([ex], "forward", 8)[:1]).item() != open_loss

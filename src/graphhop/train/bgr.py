@@ -44,8 +44,6 @@ __all__ = [
     "train_bgr",
     "select_inference",
     "predict_direction_results",
-    "encoder_triples",
-    "finetune_encoder",
     "gold_order",
     "train_pool_generator",
 ]
@@ -124,6 +122,7 @@ class _Item:
     targets: list[int]  # pool indices; len(pool) = the question token
     direction: str
     path_vec: np.ndarray | None = None  # encoder vector of ``query [SEP] path texts`` (path-text feature)
+    cands: list[int] | None = None  # pool indices scored for this prefix (None: the whole pool but the path)
 
 
 def _items(examples: Sequence[BGRExample], direction: str, limit: int) -> list[_Item]:
@@ -133,9 +132,12 @@ def _items(examples: Sequence[BGRExample], direction: str, limit: int) -> list[_
         n = len(ex.pool.ids)
         fn = forward_targets if direction == "forward" else backward_targets
         for prefix, targets in fn(ex.gold, limit):
-            out.append(_Item(i, [pos[p] for p in prefix],
-                             [n if t == QUESTION_TOKEN else pos[t] for t in targets if t == QUESTION_TOKEN or t in pos],
-                             direction))
+            tg = [n if t == QUESTION_TOKEN else pos[t] for t in targets if t == QUESTION_TOKEN or t in pos]
+            cands = None
+            if ex.prefix_cands is not None:  # open training: this prefix's retrieved candidates + its targets
+                cands = list(dict.fromkeys([pos[d] for d in ex.prefix_cands.get(prefix, []) if d in pos and d not in prefix]
+                                           + [t for t in tg if t < n]))
+            out.append(_Item(i, [pos[p] for p in prefix], tg, direction, cands=cands))
     return out
 
 
@@ -155,43 +157,49 @@ def bgr_loss_batch(model: BGRModel, examples: Sequence[BGRExample], items: Seque
     dm = model.direction(direction)
     backward = direction == "backward"
     B = len(items)
-    P = max(len(examples[it.ex].pool.ids) for it in items)
+    subs = [it.cands if it.cands is not None else list(range(len(examples[it.ex].pool.ids))) for it in items]
+    P = max(1, max(len(sub) for sub in subs))
     L = max(1, max(len(it.prefix) for it in items))
     dim_in = examples[items[0].ex].question_vec.shape[0]
     cands = np.zeros((B, P, dim_in), dtype=np.float32)
+    pref_vecs = np.zeros((B, L, dim_in), dtype=np.float32)
     qv = np.zeros((B, dim_in), dtype=np.float32)
     cmask = np.zeros((B, P + 1), dtype=bool)
-    prefix = np.zeros((B, L), dtype=np.int64)
     valid = np.zeros((B, L), dtype=bool)
     target = np.zeros((B, P + 1), dtype=np.float32)
     use_pair = dm.matcher.n_pair > 0
     pair = np.zeros((B, P, dm.matcher.n_pair), dtype=np.float32) if use_pair else None
-    for b, it in enumerate(items):
+    for b, (it, sub) in enumerate(zip(items, subs)):
         ex = examples[it.ex]
-        n = len(ex.pool.ids)
+        n, m = len(ex.pool.ids), len(sub)
+        vecs = ex.pool.vectors[sub] if m else np.zeros((0, dim_in), dtype=np.float32)
         if use_pair:
             toks = ex.pool.tokens
             last = it.prefix[-1] if it.prefix else None
-            pair[b, :n] = pair_features(ex.question_vec, ex.q_tokens, ex.pool.vectors, toks,
+            pair[b, :m] = pair_features(ex.question_vec, ex.q_tokens, vecs, [toks[i] for i in sub],
                                         ex.pool.vectors[last] if last is not None else None,
                                         toks[last] if last is not None else frozenset(),
                                         frozenset().union(*(toks[i] for i in it.prefix)) if it.prefix else frozenset(),
                                         it.path_vec if dm.matcher.n_pair > N_PAIR else None)
-        cands[b, :n] = ex.pool.vectors
+        cands[b, :m] = vecs
         qv[b] = ex.question_vec
-        cmask[b, :n] = True
+        at = {j: i for i, j in enumerate(sub)}
+        cmask[b, :m] = True
         if backward and it.prefix:
             cmask[b, P] = True  # the question token is a candidate after the first backward step
         for t, j in enumerate(it.prefix):
-            prefix[b, t] = j
+            pref_vecs[b, t] = ex.pool.vectors[j]
             valid[b, t] = True
-            cmask[b, j] = False
+            if j in at:
+                cmask[b, at[j]] = False
         for j in it.targets:
-            target[b, P if j == n else j] = 1.0
+            if j == n:
+                target[b, P] = 1.0
+            elif j in at:
+                target[b, at[j]] = 1.0
     c = dm.proj(torch.from_numpy(cands))
     q = dm.proj(torch.from_numpy(qv))
-    pidx = torch.from_numpy(prefix)
-    pref = torch.gather(c, 1, pidx.unsqueeze(-1).expand(-1, -1, c.shape[-1]))
+    pref = dm.proj(torch.from_numpy(pref_vecs))
     code = dm.path_codes(q, pref, torch.from_numpy(valid))
     scalar = torch.from_numpy(valid.any(axis=1)) if dm.scalar_after_first else None  # steps >= 2
     logits = dm.logits(code, q, c, True, torch.from_numpy(pair) if use_pair else None, scalar)  # [B, P+1]
@@ -373,86 +381,6 @@ def select_inference(model: BGRModel, dev: Sequence[BGRExample],
     return {"threshold_forward": cfg.threshold_forward, "threshold_backward": cfg.threshold_backward,
             "max_branch": cfg.max_branch, "max_branch_backward": cfg.max_branch_backward,
             "merge": cfg.merge, "union_threshold": cfg.union_threshold, "dev": table}
-
-
-def encoder_triples(examples: Sequence[BGRExample], negatives: int = 3, path_limit: int = 16,
-                    seed: int = 13) -> list[tuple[str, str, list[str]]]:
-    """``(query, positive, hard negatives)`` for fine-tuning the encoder: one per child of every
-    teacher-forced forward prefix (query = ``question [SEP] path evidence…``, the MDR query), negatives
-    drawn from the same pool outside the prefix's targets (seeded)."""
-    rng = random.Random(seed)
-    out = []
-    for ex in examples:
-        text = dict(zip(ex.pool.ids, ex.pool.texts))
-        for prefix, targets in forward_targets(ex.gold, path_limit):
-            query = " [SEP] ".join([ex.query] + [text[n] for n in prefix if n in text])
-            others = [i for i in ex.pool.ids if i not in targets and i not in prefix]
-            for t in sorted(targets):
-                if t in text:
-                    out.append((query, text[t], [text[i] for i in rng.sample(others, min(negatives, len(others)))]))
-    return out
-
-
-def finetune_encoder(
-    examples: Sequence[BGRExample],
-    out: str | Path,
-    model: str | None = None,
-    epochs: int = 1,
-    batch_size: int = 16,
-    lr: float = 3e-5,
-    scale: float = 20.0,
-    negatives: int = 3,
-    max_minutes: float = 10.0,
-    seed: int = 13,
-    progress: bool = True,
-) -> dict[str, Any]:
-    """Fine-tune the sentence encoder on :func:`encoder_triples` (InfoNCE: each query against the
-    batch's positives and hard negatives; copies of its own positive masked) — the paper trains the
-    encoder, the frozen default does not. Saved atomically to ``out``; returns its card."""
-    import torch.nn.functional as F
-    from sentence_transformers import SentenceTransformer
-    from tqdm.auto import tqdm
-
-    from graphhop.io import atomic_dir
-    from graphhop.models.encoder import canonical_model_name, resolve_model
-    from graphhop.train.common import adamw_with_warmup, run_epoch
-
-    triples = encoder_triples(examples, negatives, seed=seed)
-    if not triples:
-        raise InputError("no encoder training pairs (gold graphs without evidence?)")
-    torch.manual_seed(seed)
-    enc = SentenceTransformer(resolve_model(model), device="cpu")
-    enc.max_seq_length = 128
-
-    def loss_fn(batch: list[tuple[str, str, list[str]]]) -> torch.Tensor:
-        docs = [b[1] for b in batch] + [n for b in batch for n in b[2]]
-        q = F.normalize(enc(enc.preprocess([b[0] for b in batch]))["sentence_embedding"], dim=-1)
-        d = F.normalize(enc(enc.preprocess(docs))["sentence_embedding"], dim=-1)
-        sim = scale * q @ d.T
-        mask = torch.tensor([[j != i and docs[j] == b[1] for j in range(len(docs))] for i, b in enumerate(batch)])
-        return F.cross_entropy(sim.masked_fill(mask, float("-inf")), torch.arange(len(batch)))
-
-    total = epochs * ((len(triples) + batch_size - 1) // batch_size)
-    opt, sched = adamw_with_warmup(enc, lr, 0.01, 0.1, total)
-    rng, order, steps, losses = random.Random(seed), list(range(len(triples))), 0, []
-    t0 = time.perf_counter()
-    deadline = t0 + 60 * max_minutes
-    bar = tqdm(total=total, desc="fine-tune encoder", unit="step", disable=not progress)
-    for epoch in range(1, epochs + 1):
-        steps, loss, stopped = run_epoch(enc, loss_fn, triples, order, batch_size, opt, sched, steps, total, rng, bar,
-                                         epoch, deadline)
-        losses.append(round(loss, 4))
-        if stopped:
-            break
-    bar.close()
-    enc.eval()
-    card = {"task": "BGR encoder fine-tuning", "base_model": canonical_model_name(model), "pairs": len(triples),
-            "steps": steps, "total_steps": total, "epoch_loss": losses, "negatives": negatives, "lr": lr,
-            "batch_size": batch_size, "train_seconds": round(time.perf_counter() - t0, 1)}
-    with atomic_dir(out, overwrite=True, replace_if=("graphhop_card.json",)) as tmp:
-        enc.save(str(tmp))
-        (tmp / "graphhop_card.json").write_text(json.dumps(card, indent=1) + "\n")
-    return card
 
 
 def gold_order(graph: EvidenceGraph) -> list[str]:

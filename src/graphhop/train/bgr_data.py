@@ -31,6 +31,8 @@ class BGRExample:
     graph_type: str
     source: str = ""
     _q_tokens: frozenset[str] | None = None
+    #: open training: each teacher-forced prefix's retrieved candidate ids (:mod:`graphhop.train.bgr_open`)
+    prefix_cands: dict[tuple[str, ...], list[str]] | None = None
 
     @property
     def q_tokens(self) -> frozenset[str]:
@@ -171,5 +173,8 @@ def add_other_positives(examples: Sequence[BGRExample], n: int, seed: int = 13) 
             ids.append(f"other:{examples[j].id}:{e}"), texts.append(other.texts[k]), facts.append(other.facts[k])
             vecs.append(other.vectors[k : k + 1])
         pool = CandidatePool(ids, texts, np.concatenate(vecs), facts)
-        out.append(BGRExample(ex.id, ex.question, ex.query, pool, ex.question_vec, ex.gold, ex.depth, ex.graph_type, ex.source))
+        added = ids[len(ex.pool.ids):]  # open pools: the added sentences are candidates of every prefix
+        cands = None if ex.prefix_cands is None else {p: c + added for p, c in ex.prefix_cands.items()}
+        out.append(BGRExample(ex.id, ex.question, ex.query, pool, ex.question_vec, ex.gold, ex.depth, ex.graph_type,
+                              ex.source, prefix_cands=cands))
     return out

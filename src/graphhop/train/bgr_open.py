@@ -75,7 +75,9 @@ def _prefixes(gold: EvidenceGraph, limit: int) -> list[tuple[str, ...]]:
 def open_example(ex: BGRExample, cache: CandidateCache, by_text: dict[str, str], max_prefixes: int = 64,
                  keep_pool: bool = False) -> BGRExample:
     """``ex`` with its gold relabelled to DB ids and its pool = gold + every prefix's retrieved
-    candidates (+ the prepared pool's distractors, relabelled, with ``keep_pool``)."""
+    candidates; each prefix is trained on its own candidates (+ its gold targets), as the open retriever
+    meets them. With ``keep_pool`` the prepared pool's distractors (relabelled) join, and every prefix
+    is scored against the whole pool."""
     from graphhop.eval.bgr_bench import normalize_text, relabel_gold
 
     gold, _ = relabel_gold(ex, by_text)
@@ -89,7 +91,8 @@ def open_example(ex: BGRExample, cache: CandidateCache, by_text: dict[str, str],
     ids = [d for d in dict.fromkeys(ids) if not d.startswith("missing:")]
     search = cache.search
     pool = CandidatePool(ids, [search.text(d) for d in ids], search.vectors(ids))
-    return BGRExample(ex.id, ex.question, ex.query, pool, ex.question_vec, gold, ex.depth, ex.graph_type, ex.source)
+    return BGRExample(ex.id, ex.question, ex.query, pool, ex.question_vec, gold, ex.depth, ex.graph_type, ex.source,
+                      prefix_cands=None if keep_pool else {p: cache.ids(ex.query, p) for p in prefixes})
 
 
 def open_examples(examples: Sequence[BGRExample], cache: CandidateCache, by_text: dict[str, str],
