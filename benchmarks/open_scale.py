@@ -72,6 +72,8 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=60, help="N questions, spread evenly (stride)")
     ap.add_argument("--nprobe", type=int, default=64, help="ivf-pq cells scanned per query")
     ap.add_argument("--timing", action="store_true", help="latency only (no quality table)")
+    ap.add_argument("--settings", type=Path, default=None,
+                    help="a results.json of open_graph_eval.py --select-open: its open settings (else the card's)")
     args = ap.parse_args()
     from graphhop.datasets.builder import read_records
     from graphhop.eval.bgr import depth_key
@@ -94,6 +96,8 @@ def main() -> None:
     backend = card.get("encoder_backend", "torch")
     index, by_text = scale_db(recs, args.size, args.out, backend, args.nprobe)
     settings = OpenSettings.from_card(card, model.cfg)
+    if args.settings is not None:  # chosen on dev over the dataset's own DB (selection at 500k would take hours)
+        settings = OpenSettings(**json.loads(args.settings.read_text(encoding="utf-8"))["meta"]["open_settings"])
     search = HopSearch(index, depth=max(20, settings.k))
     examples = load_examples(stride_sample(list(read_records(args.data_dir / f"{check_split(args.split)}.jsonl")), args.limit),
                              EmbeddingCache(args.out / "cache", None, backend=backend))
@@ -104,7 +108,7 @@ def main() -> None:
         t0 = time.perf_counter()
         graphs.append(OpenBGR(model, search, settings=settings).retrieve_graph(ex.query))
         times.append(1000 * (time.perf_counter() - t0))
-    meta = {"n": len(examples), "db": len(index.docs), "backend": backend, "nprobe": args.nprobe, "k": settings.k,
+    meta = {"n": len(examples), "db": len(index.docs), "backend": backend, "nprobe": args.nprobe, "settings": vars(settings),
             "latency_ms": {"p50": round(percentile(times, 50), 1), "p95": round(percentile(times, 95), 1),
                            "mean": round(sum(times) / len(times), 1)}}
     print(f"# {args.data_dir.name} {args.split}, DB {len(index.docs):,} sentences: {json.dumps(meta)}")
