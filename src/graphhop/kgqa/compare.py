@@ -8,7 +8,8 @@ mention masked) and its best answer is the side's entity, the chain to it part o
 :func:`compare_sides` reads, from both sides' entities, the relation paths that end at numeric
 values (years, counts) against the attribute text (``who was born earlier X``); the path shared by
 both sides with the highest joint probability is used, so a birth year is compared with a birth
-year, never with a founding year. The comparative's direction (earlier/before/fewer/lower ->
+year, never with a founding year; its probability on each side is taken among the paths both sides
+share (the only ones a comparison can use). The comparative's direction (earlier/before/fewer/lower ->
 minimum, later/after/more/higher -> maximum; ``older``/``younger`` flip on dates) picks the winner.
 """
 
@@ -132,8 +133,8 @@ def compare_sides(kgqa: Any, question: str, sides: list[dict[str, Any]], attribu
     for side, reading, table in zip(sides, readings, numeric):
         path, prob = table[steps]
         value, entity = min(_numeric(kgqa, path))
-        among = [p for p, _ in table.values()]
-        prob = prob / max(1e-12, sum(q for _, q in table.values()))
+        among = [table[s][0] for s in shared]  # a comparison can only use a path both sides have
+        prob = prob / max(1e-12, sum(table[s][1] for s in shared))
         picks.append({"side": side, "value": value, "prob": prob, "path": path, "reading": reading, "among": among,
                       "chains": side["chains"] + kgqa.support(path, [entity], limit=10)[:1]})
     relation = kgqa.store.relations[steps[-1][0]]
