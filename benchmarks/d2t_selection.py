@@ -11,7 +11,6 @@ and the best BERTScore F1 (bundled MiniLM) against the linearized triples wins.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -22,19 +21,15 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    from graphhop.eval.script import benchmark_parser, parse_benchmark_args
+
+    ap = benchmark_parser(__doc__, seed=13)
     ap.add_argument("--datasets", default="pq-2h,wc-c,metaqa-2h")
-    ap.add_argument("--data", default=os.environ.get("GRAPHHOP_DATA"))
     ap.add_argument("--groups", type=int, default=2000, help="corpus groups per KB, sampled at an even stride")
     ap.add_argument("--d2t-model", help="seq2seq data-to-text model (its beams are the candidates)")
     ap.add_argument("--candidates", type=int, default=4, help="beams per group with --d2t-model")
     ap.add_argument("--batch", type=int, default=256)
-    ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--seed", type=int, default=13)
-    args = ap.parse_args()
-    if not args.data:
-        sys.exit("error: set GRAPHHOP_DATA or pass --data")
-    import torch
+    args = parse_benchmark_args(ap)
     from tqdm import tqdm
 
     from graphhop.datasets import kgqa
@@ -44,7 +39,6 @@ def main() -> None:
     from graphhop.kb.store import TripleStore
     from graphhop.metrics.bertscore import BERTScorer
 
-    torch.set_num_threads(args.threads)
     scorer = BERTScorer()  # MiniLM loaded once, shared by every batch
     gen = (Seq2SeqDataToText(args.d2t_model, num_candidates=args.candidates) if args.d2t_model
            else TemplateVariantsDataToText())
@@ -74,4 +68,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from graphhop.eval.script import run_script
+
+    run_script(main)

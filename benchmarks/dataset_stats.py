@@ -10,7 +10,6 @@ dev questions per hop count (the whole dev set takes longer than the 3-minute bu
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -28,26 +27,18 @@ from graphhop.datasets.builder import (  # noqa: E402
     write_dataset,
 )
 from graphhop.datasets.entailmentbank import iter_entailmentbank_records  # noqa: E402
+from graphhop.eval.script import benchmark_parser, parse_benchmark_args  # noqa: E402
 
 KGQA = ["pq-2h", "pq-3h", "pql-2h", "pql-3h", "wc-p1", "wc-p2", "wc-c", "metaqa-1h", "metaqa-2h", "metaqa-3h"]
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", default=os.environ.get("GRAPHHOP_DATA"), help="benchmark data root")
+    ap = benchmark_parser(__doc__, seed=13)
     ap.add_argument("--out", default="runs/datasets", help="where the built datasets go")
     ap.add_argument("--datasets", default=",".join(KGQA + ["kqapro", "entailmentbank"]))
     ap.add_argument("--metaqa-limit", type=int, default=2000, help="MetaQA dev questions read per hop count")
     ap.add_argument("--kqapro-kb", default="wc-c", help="dataset whose KB grounds the KQA Pro programs")
-    ap.add_argument("--seed", type=int, default=13)
-    ap.add_argument("--threads", type=int, default=1)
-    args = ap.parse_args()
-    if not args.data:
-        sys.exit("set GRAPHHOP_DATA or pass --data")
-
-    import torch
-
-    torch.set_num_threads(args.threads)
+    args = parse_benchmark_args(ap)
     from graphhop.models.encoder import load_encoder
 
     encoder = load_encoder(None)
@@ -103,4 +94,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from graphhop.eval.script import run_script
+
+    run_script(main)

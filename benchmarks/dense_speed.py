@@ -9,7 +9,6 @@ the encoding rate is measured on a separate sample of facts.
 
 from __future__ import annotations
 
-import argparse
 import resource
 import time
 
@@ -20,7 +19,8 @@ from graphhop.datasets.kgqa import kb_path, load_dataset
 from graphhop.evaluation import answer_qrels, dataset_index
 from graphhop.index.dense import DenseIndex, DenseOptions
 from graphhop.metrics.ranking import ranking_metrics
-from graphhop.models.encoder import load_encoder, set_threads
+from graphhop.eval.script import benchmark_parser, parse_benchmark_args
+from graphhop.models.encoder import load_encoder
 from graphhop.retrieve.dense import DenseRetriever
 
 
@@ -34,18 +34,17 @@ def rss_mb() -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = benchmark_parser(__doc__, threads=None)  # a speed benchmark: all cores unless --threads
     parser.add_argument("--queries", type=int, default=1000, help="MetaQA-1h dev questions to time")
     parser.add_argument("--encode-sample", type=int, default=5000, help="facts encoded to time the encoder")
     parser.add_argument("--m", type=int, default=32)
     parser.add_argument("--ef-construction", type=int, default=80)
     parser.add_argument("--ef-search", type=int, default=1000)
     parser.add_argument("--encode-only", action="store_true", help="stop after timing the encoder")
-    args = parser.parse_args()
+    args = parse_benchmark_args(parser)
     from graphhop.eval.experiment import stride_sample
 
-    set_threads()
-    index = dataset_index(kb_path("metaqa-1h"), DenseOptions("flat"))
+    index = dataset_index(kb_path("metaqa-1h", args.data), DenseOptions("flat"))
     n = len(index.docs)
     print(f"MetaQA KB: {n} facts; dense index built with {index.model}")
 
@@ -72,7 +71,7 @@ def main() -> None:
         builds[kind] = di
         print(f"{kind}: build {build_s:.1f}s (1 thread, vectors given), index {size_mb:.0f} MB, RSS +{rss_mb() - rss0:.0f} MB")
 
-    examples = stride_sample(load_dataset("metaqa-1h", "dev"), args.queries)
+    examples = stride_sample(load_dataset("metaqa-1h", "dev", args.data), args.queries)
     retriever = DenseRetriever(index)
     qvecs = retriever.encode_queries([e.question for e in examples])
     results = {}
@@ -92,4 +91,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from graphhop.eval.script import run_script
+
+    run_script(main)

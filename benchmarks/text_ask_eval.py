@@ -3,20 +3,40 @@
     python benchmarks/text_ask_eval.py tests/regression/text_music tests/regression/text_elements \
         --out runs/text-ask [--bgr-model DIR | --grr] [--given-type]
 
-A folder without passages.jsonl uses the bundled demo passages. Builds each folder's passages index once (BM25 + flat dense, cached under --out), runs the default
-text pipeline (`graphhop.pipeline.text.TextPipeline`) on every question and prints the rate overall,
-per type and per hops (the figures of docs/RESULTS.md, issue 13); rows go to <out>/<name>.json.
+A folder without passages.jsonl uses the bundled demo passages. Builds each folder's passages index once
+(BM25 + flat dense, cached under --out), builds the registry's `text` pipeline (`grr` with --grr; BGR hop
+by hop with --bgr-model) and scores it with one Experiment (measure `right`, by type and by hops); prints
+the rate overall, per type and per hops (the figures of docs/RESULTS.md, issue 13). Each table, with
+every question's answer and support, goes to <out>/<name>-<method>.json.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import time
 from pathlib import Path
 
-
 DEMO_PASSAGES = Path(__file__).resolve().parents[1] / "src" / "graphhop" / "demo" / "data" / "passages.jsonl"
+
+
+def suite_index(folder: Path, out: Path):
+    """The folder's passages index (the demo passages without passages.jsonl), built once under ``out``."""
+    from graphhop.index.dense import DenseOptions
+    from graphhop.index.directory import KnowledgeIndex, build_index, documents_from_passages
+    from graphhop.kb.loaders import iter_passages
+
+    passages = folder / "passages.jsonl" if (folder / "passages.jsonl").exists() else DEMO_PASSAGES
+    idx_dir = out / f"{folder.name}-index"
+    if (idx_dir / "manifest.json").exists():
+        return KnowledgeIndex.open(idx_dir)
+    return build_index(documents_from_passages(iter_passages(passages)), idx_dir, dense=DenseOptions("flat"),
+                       overwrite=True, progress=False)
+
+
+def table_line(folder: str, method: str, table) -> str:
+    """One markdown row: the rate overall, per type and per hops, seconds per question."""
+    row = table.rows[0]
+    by = {g: ", ".join(f"{r[g]} {r['right']:.2f} ({r['n']})" for r in table.groups[g]) for g in ("type", "hops")}
+    return f"| {folder} | {method} | {row['n']} | {row['right']:.3f} | {by['type']} | {by['hops']} | {row['s/q']:.1f} |"
 
 
 def main() -> None:
@@ -29,32 +49,27 @@ def main() -> None:
     ap.add_argument("--grr", action="store_true", help="the GRR-style baseline (entity links only after hop 1)")
     args = ap.parse_args()
 
-    from graphhop.index.dense import DenseOptions
-    from graphhop.index.directory import KnowledgeIndex, build_index, documents_from_passages
-    from graphhop.kb.loaders import iter_passages
-    from graphhop.pipeline.text import TextPipeline, load_suite, run_suite
+    from graphhop.eval.experiment import Experiment, ask_system
+    from graphhop.eval.measures import RIGHT
+    from graphhop.eval.tasks import suite_task
+    from graphhop.io import atomic_write_text
+    from graphhop.pipeline.registry import build_pipeline
 
     args.out.mkdir(parents=True, exist_ok=True)
     print("| set | method | n | right (all) | by type | by hops | s/question |")
     print("|---|---|---:|---:|---|---|---:|")
     for folder in args.folders:
-        passages = folder / "passages.jsonl" if (folder / "passages.jsonl").exists() else DEMO_PASSAGES
-        idx_dir = args.out / f"{folder.name}-index"
-        if (idx_dir / "manifest.json").exists():
-            index = KnowledgeIndex.open(idx_dir)
-        else:
-            index = build_index(documents_from_passages(iter_passages(passages)), idx_dir,
-                                dense=DenseOptions("flat"), overwrite=True, progress=False)
-        pipe = TextPipeline(index, hops=args.hops, bgr_model=args.bgr_model, links_only=args.grr)
-        t0 = time.perf_counter()
-        res = run_suite(pipe, load_suite(folder), given_type=args.given_type)
-        per_q = (time.perf_counter() - t0) / max(1, len(res["rows"]))
-        (args.out / f"{folder.name}-{pipe.name}.json").write_text(json.dumps(res, indent=1))
-        r = res["rates"]
-        by_type = ", ".join(f"{k[5:]} {v['right']:.2f} ({v['n']})" for k, v in r.items() if k.startswith("type="))
-        by_hops = ", ".join(f"{k[5:]} {v['right']:.2f} ({v['n']})" for k, v in r.items() if k.startswith("hops="))
-        print(f"| {folder.name} | {pipe.name} | {r['all']['n']} | {r['all']['right']:.3f} | {by_type} | {by_hops} | {per_q:.1f} |")
+        questions, golds, qtypes = suite_task(folder)
+        pipe = build_pipeline("grr" if args.grr else "text", suite_index(folder, args.out), hops=args.hops,
+                              bgr_model=args.bgr_model)
+        system = ask_system(pipe, qtypes=qtypes if args.given_type else None, explain=True)
+        table = Experiment([RIGHT], report=folder.name, title=f"{folder.name} {pipe.name}").run(
+            {pipe.name: system}, questions, golds)
+        atomic_write_text(args.out / f"{folder.name}-{pipe.name}.json", table.dumps())
+        print(table_line(folder.name, pipe.name, table))
 
 
 if __name__ == "__main__":
-    main()
+    from graphhop.eval.script import run_script
+
+    run_script(main)

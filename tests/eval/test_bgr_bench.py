@@ -101,3 +101,36 @@ def test_closed_latency_pads_pools_to_the_size_asked() -> None:
     ret = SimpleNamespace(retrieve_pool=lambda q, p, v, query: sizes.append(len(p.ids)))
     out = closed_latency(ret, examples, 10)
     assert sizes == [10, 10, 10] and out["n"] == 3 and out["pool"] == 10 and out["p50_ms"] >= 0
+
+
+@pytest.mark.slow
+def test_bgr_eval_script_runs_issue_5_ablation_flags_on_a_tiny_dataset(tmp_path) -> None:
+    """benchmarks/bgr_eval.py with matcher ablation flags and --ged-timeout trains, then --reuse-model --reselect
+    chooses the settings again on the carve; both write their Experiment tables."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "bgr_eval.py"
+    folder, out = tmp_path / "data", tmp_path / "runs"
+    folder.mkdir()  # 10 chains asked three times each; 3 dev questions
+    (folder / "train.jsonl").write_text("".join(json.dumps(_record(i, i % 10, "train")) + "\n" for i in range(30)))
+    (folder / "dev.jsonl").write_text("".join(json.dumps(_record(i, 100 + i, "dev")) + "\n" for i in range(3)))
+    base = [sys.executable, str(script), "--dataset", "pq-2h", "--data-dir", str(folder), "--out", str(out),
+            "--cache", str(tmp_path / "cache"), "--train-limit", "12", "--select-limit", "6", "--eval-limit", "3",
+            "--epochs", "1", "--ged-timeout", "0.1"]
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    run = subprocess.run(base + ["--wide-pair", "--vector-dropout", "0.2"], capture_output=True, text=True, env=env)
+    assert run.returncode == 0, run.stderr[-2000:]
+    card = json.loads((out / "pq-2h" / "model" / "model_card.json").read_text())
+    assert card["config"]["wide_pair"] is True and card["config"]["vector_dropout"] == 0.2
+    result = json.loads((out / "pq-2h" / "results.json").read_text())
+    methods = [r["method"] for r in result["eval"]["dev"]["rows"]]
+    assert "bgr-bidirectional" in methods and "mdr (oracle: k = gold set size)" in methods
+    assert all(r["n"] == 3 and 0.0 <= r["F1"] <= 1.0 for r in result["eval"]["dev"]["rows"])
+    again = subprocess.run(base + ["--reuse-model", "--reselect"], capture_output=True, text=True, env=env)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert json.loads((out / "pq-2h" / "model" / "model_card.json").read_text())["selection"]["merge"]
+    refused = subprocess.run(base + ["--crossfit"], capture_output=True, text=True, env=env)
+    assert refused.returncode == 2 and "--crossfit needs --finetune-encoder" in refused.stderr

@@ -7,6 +7,7 @@ from typing import Optional
 
 import typer
 
+from graphhop.cli.common import Threads
 from graphhop.core import InputError
 
 __all__ = ["bench_app", "bench_encode", "bench_ask", "register"]
@@ -24,7 +25,7 @@ def bench_encode(
     n: int = typer.Option(2000, "--n", help="Facts timed per backend (an even stride over the KB)."),
     dataset: str = typer.Option("wc-p1", "--dataset", help="Dev set whose KB is encoded and whose questions give the MRR."),
     backends: str = typer.Option("torch,onnx,onnx-int8,static", "--backends", help="Comma-separated backends to compare."),
-    threads: Optional[int] = typer.Option(None, "--threads", help="Threads for torch, onnxruntime and FAISS (default: all cores)."),
+    threads: Threads = None,
     batch_size: int = typer.Option(128, "--batch-size", help="Encoding batch size."),
     limit: Optional[int] = typer.Option(None, "--limit", help="Evaluate an even stride of N dev questions."),
     model: Optional[str] = typer.Option(None, "--model", help="Encoder to derive every backend from (default: bundled MiniLM)."),

@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Optional
 
+import typer
 from rich.console import Console
 from rich.table import Table
 
 from graphhop.core import InputError
 
-__all__ = ["console", "err", "print_table", "split_methods", "builder_records"]
+__all__ = ["console", "err", "print_table", "split_methods", "builder_records", "Threads"]
+
+#: ``--threads`` of the commands that default to every core: one setting for torch, FAISS and
+#: onnxruntime (:func:`graphhop.models.encoder.set_threads`; ``None`` reads ``$GRAPHHOP_THREADS``).
+Threads = Annotated[Optional[int], typer.Option(
+    "--threads", help="Threads for torch, onnxruntime and FAISS (default: $GRAPHHOP_THREADS or all cores).")]
 
 console = Console()
 err = Console(stderr=True)

@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from graphhop.cli.common import console, err, print_table
+from graphhop.cli.common import Threads, console, err, print_table
 from graphhop.core import GraphhopError
 
 __all__ = ["index_cmd", "search_cmd", "register"]
@@ -43,7 +43,7 @@ def index_cmd(
     ray_address: Optional[str] = typer.Option(None, "--ray-address", help="Ray cluster address, e.g. ray://head:10001 (default: a local Ray)."),
     max_length: Optional[int] = typer.Option(None, "--max-length", help="Truncate documents to N tokens (default: fitted to the documents: the 99.9th percentile of their token lengths, recorded in the manifest)."),
     chunk: int = typer.Option(16384, "--chunk", help="Documents encoded (and checkpointed) per step."),
-    threads: Optional[int] = typer.Option(None, "--threads", help="Threads for torch, onnxruntime and FAISS (default: $GRAPHHOP_THREADS or all cores)."),
+    threads: Threads = None,
     milvus_uri: Optional[str] = typer.Option(None, "--milvus-uri", help="Also write vectors + texts (BM25) to Milvus: a milvus-lite file (./kb.db) or a server URL (http://host:19530; token from $MILVUS_TOKEN)."),
     milvus_collection: Optional[str] = typer.Option(None, "--milvus-collection", help="Milvus collection name (default: from --out)."),
 ) -> None:

@@ -9,7 +9,7 @@ from typing import Any, Optional
 
 import typer
 
-from graphhop.cli.common import builder_records
+from graphhop.cli.common import Threads, builder_records
 from graphhop.core import InputError
 from graphhop.eval.golden import DEFAULT_INDEX_DIR
 
@@ -201,7 +201,7 @@ def train_query_generator(
         "shortest", help="Which oracle span is the target: shortest that finds the passage (paper) or best rank."
     ),
     seed: int = typer.Option(0, help="Random seed."),
-    threads: Optional[int] = typer.Option(None, help="Torch CPU threads (default: $GRAPHHOP_THREADS or all cores)."),
+    threads: Threads = None,
 ) -> None:
     """Train GoldEn's query generator: a span selector fitted to oracle queries (train split), best epoch on dev."""
     from graphhop.models.locate import check_model
@@ -347,7 +347,7 @@ def train_reader(
     dev_limit: Optional[int] = typer.Option(200, "--dev-limit", help="Evaluate on the first N dev questions."),
     max_length: int = typer.Option(256, "--max-length", help="Word pieces per (question, evidence) pair."),
     max_minutes: Optional[float] = typer.Option(None, "--max-minutes", help="Stop training after this many minutes (best checkpoint kept)."),
-    threads: Optional[int] = typer.Option(None, "--threads", help="torch CPU threads."),
+    threads: Threads = None,
     seed: int = typer.Option(0, "--seed"),
 ) -> None:
     """Train the span reader on a builder dataset's (question, evidence, answer) triples."""

@@ -24,7 +24,7 @@ import numpy as np
 
 from graphhop.eval.bgr import depth_key
 from graphhop.eval.experiment import Experiment, System, Table
-from graphhop.eval.measures import GRAPH, Gold, Prediction
+from graphhop.eval.measures import Gold, Prediction, graph_measures
 from graphhop.graph import EvidenceGraph
 
 __all__ = ["benchmark_records", "report_splits", "pool_reader_system", "closed_latency", "OpenDB", "open_db", "open_setting",
@@ -265,15 +265,17 @@ def open_systems(model: Any, examples: Sequence[Any], db: OpenDB, golds: Sequenc
 
 
 def open_setting(model: Any, examples: Sequence[Any], db: OpenDB, top_n: int, index_dir: Path, select: str,
-                 shapes: dict[str, str] | None = None, golden: Any = None) -> tuple[Table, dict[str, Any]]:
-    """The open setting as one Experiment (graph measures, by gold type and depth) and its first-stage facts."""
+                 shapes: dict[str, str] | None = None, golden: Any = None,
+                 ged_timeout: float = 1.0) -> tuple[Table, dict[str, Any]]:
+    """The open setting as one Experiment (graph measures, GED searched for ``ged_timeout`` s; by gold type
+    and depth) and its first-stage facts."""
     golds, missing = [], 0
     for ex in examples:
         gold, miss = relabel_gold(ex, db.by_text)
         missing += miss
         golds.append(Gold(ex.id, [], set(gold.evidence_ids), gold, {"type": gold.graph_type(), "depth": depth_key(ex.depth)}))
     systems, stats = open_systems(model, examples, db, golds, top_n, index_dir, shapes, golden)
-    table = Experiment(GRAPH, report="open", select=select, title="open").run(systems, [ex.question for ex in examples], golds)
+    table = Experiment(graph_measures(ged_timeout), report="open", select=select, title="open").run(systems, [ex.question for ex in examples], golds)
     lat = stats["latency_ms"]
     return table, {"db_size": len(db.ids), "gold_not_in_db": f"{missing}/{sum(len(g.evidence) for g in golds)}",
                    "first_stage": {"kind": "dense (exact inner product)", "top_n": top_n,

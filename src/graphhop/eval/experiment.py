@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence, TypeVar
+from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from graphhop.core import InputError, Stage
 from graphhop.eval.measures import Gold, Measure, Prediction, get_measure
@@ -71,14 +71,21 @@ def graph_system(stage: Stage, oracle: str = "") -> System:
     return System(lambda qs: [Prediction(graph=g) for g in stage.retrieve_graph(qs)], oracle)
 
 
-def ask_system(stage: Any, oracle: str = "") -> System:
-    """Answers of an ask pipeline (``ask``): the top answer, the answer set and the evidence graph."""
+def ask_system(stage: Any, oracle: str = "", qtypes: Mapping[str, str | None] | None = None,
+               explain: bool = False) -> System:
+    """Answers of an ask pipeline (``ask``): the top answer, the answer set, the evidence graph and the
+    support; ``qtypes`` maps a question to the type it is asked as (default: the pipeline detects it);
+    ``explain`` keeps each answer and its support as the table's traces."""
 
     def predict(questions: list[str]) -> list[Prediction]:
         out = []
         for q in questions:
-            res = stage.ask(q)
-            out.append(Prediction(graph=res.graph, answer=res.answer, answers=list(res.answers), cache={"qtype": res.qtype}))
+            res = stage.ask(q, qtypes.get(q)) if qtypes is not None else stage.ask(q)
+            out.append(Prediction(graph=res.graph, answer=res.answer, answers=list(res.answers),
+                                  cache={"qtype": res.qtype, "support": list(res.support), "supported": res.supported}))
+            if explain:
+                out[-1].cache["trace"] = {"question": q, "answer": res.answer, "answers": list(res.answers),
+                                          "support": list(res.support)}
         return out
 
     return System(predict, oracle)

@@ -15,7 +15,8 @@ counts (``doc``) and what the prediction must hold (``needs``: ``ranking``, ``gr
 - QA: ``QA EM`` and ``QA F1`` (SQuAD-normalised top answer, best over gold answers) and
   ``set F1`` (the predicted answer set against the gold set); ``answer in graph`` (a gold answer is
   an entity of the evidence graph's facts: the retrieval ceiling of a reader) and ``qtype acc``
-  (the question was read as its gold operation, group ``op``, default a plain query).
+  (the question was read as its gold operation, group ``op``, default a plain query). ``right``: the
+  hand-written suites' measure (right answer with every gold passage in the support).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from graphhop.graph import EvidenceGraph
 
 __all__ = ["Prediction", "Gold", "Measure", "register_measure", "get_measure", "measure_names", "RANKING", "GRAPH",
-           "QA", "PASSAGE_RECALL", "ANSWER_IN_GRAPH", "QTYPE_ACC", "EVIDENCE_SIZE"]
+           "graph_measures", "QA", "PASSAGE_RECALL", "ANSWER_IN_GRAPH", "QTYPE_ACC", "EVIDENCE_SIZE", "RIGHT"]
 
 
 @dataclass
@@ -161,14 +162,17 @@ def graph_scores(pred: Prediction, gold: Gold, ged_timeout: float = 1.0) -> Any:
     return pred.cache["graph_scores"]
 
 
-def _graph_field(name: str) -> Callable[[Sequence[Prediction], Sequence[Gold]], list[float]]:
+def _graph_field(name: str, ged_timeout: float = 1.0) -> Callable[[Sequence[Prediction], Sequence[Gold]], list[float]]:
     def score(preds: Sequence[Prediction], golds: Sequence[Gold]) -> list[float]:
-        return [float(getattr(graph_scores(p, g), name)) for p, g in zip(preds, golds)]
+        return [float(getattr(graph_scores(p, g, ged_timeout), name)) for p, g in zip(preds, golds)]
 
     return score
 
 
-def _graph_measures() -> list[str]:
+def graph_measures(ged_timeout: float = 1.0) -> list[Measure]:
+    """The evidence-set and graph measures (``EM`` ... ``GED``), GED searched for at most ``ged_timeout``
+    seconds per question; :data:`GRAPH` names the registered ones (1 s). Pass these to an Experiment
+    for another timeout."""
     docs = {"EM": ("em", "1 if the predicted evidence set equals the gold set"),
             "P": ("precision", "|predicted ∩ gold| / |predicted| over evidence ids"),
             "R": ("recall", "|predicted ∩ gold| / |gold| over evidence ids"),
@@ -176,7 +180,7 @@ def _graph_measures() -> list[str]:
             "GM": ("gm", "1 if the graphs have the same labelled nodes and edges"),
             "GS": ("gs", "1 if the graphs are isomorphic (unlabelled)"),
             "GED": ("ged", "graph edit distance with node labels (upper bound on timeout)")}
-    return [register_measure(Measure(n, "graph", d, _graph_field(f))).name for n, (f, d) in docs.items()]
+    return [Measure(n, "graph", d, _graph_field(f, ged_timeout)) for n, (f, d) in docs.items()]
 
 
 # ------------------------------------------------------------------------ QA
@@ -204,7 +208,7 @@ RANKING = tuple(_ranking_measures())
 TIES = register_measure(Measure("ties@1", "ranking", "1 if the top two hits have the same score (ties broken by KB order)",
                                 _ties)).name
 PASSAGE_RECALL = tuple(_passage_measures())
-GRAPH = tuple(_graph_measures())
+GRAPH = tuple(register_measure(m).name for m in graph_measures())
 QA = tuple(register_measure(Measure(n, "answer", d, _qa(kind))).name for n, kind, d in (
     ("QA EM", "em", "1 if the top answer equals a gold answer (SQuAD-normalised)"),
     ("QA F1", "f1", "token F1 of the top answer, best over gold answers"),
@@ -227,6 +231,18 @@ QTYPE_ACC = register_measure(Measure("qtype acc", "answer", "1 if the question w
                                      "(the gold's group 'op', default a plain query; the prediction's cache['qtype'])",
                                      lambda preds, golds: [float(p.cache.get("qtype") == g.groups.get("op", "query"))
                                                            for p, g in zip(preds, golds)])).name
+
+
+def _right_for_right_reason(preds: Sequence[Prediction], golds: Sequence[Gold]) -> list[float]:
+    from graphhop.metrics.qa import right_for_right_reason
+
+    return [float(right_for_right_reason(p.answer or "", p.answers, p.cache.get("support", ()), p.cache.get("supported", False),
+                                         g.groups.get("type", ""), g.answers, g.evidence)) for p, g in zip(preds, golds)]
+
+
+RIGHT = register_measure(Measure("right", "answer", "1 if the answer is right and every gold passage is in its support "
+                                 "(the hand-written suites' measure; the gold's group 'type', the prediction's "
+                                 "cache['support'] and cache['supported'])", _right_for_right_reason)).name
 EVIDENCE_SIZE = register_measure(Measure("size", "graph", "how many evidence nodes the predicted graph has",
                                          lambda preds, golds: [float(len(p.graph.evidence_ids)) if p.graph is not None else 0.0
                                                                for p in preds])).name

@@ -4,6 +4,7 @@
   evidence = the ids of the gold path facts (either stored direction), groups = question type.
 - :func:`builder_golds`: builder-dataset examples (evidence pools with gold reasoning graphs);
   groups = gold graph type and depth.
+- :func:`suite_task`: a hand-written passage suite (``tests/regression/text_*``); groups = type and hops.
 - :func:`text_golds`: multi-hop text QA (HotpotQA, MuSiQue, ...); gold evidence = gold passage ids
   (an unmapped gold leaf counts as missed), groups = question type.
 """
@@ -17,7 +18,7 @@ from graphhop.core import InputError
 from graphhop.eval.experiment import SPLITS, stride_sample
 from graphhop.eval.measures import Gold
 
-__all__ = ["check_split", "kgqa_task", "qa_examples", "qa_golds", "builder_qa", "TERMINAL_OPS", "builder_golds", "text_golds", "bgr_systems", "DENSE_FREE", "ORACLE_K"]
+__all__ = ["check_split", "kgqa_task", "qa_examples", "qa_golds", "builder_qa", "TERMINAL_OPS", "builder_golds", "text_golds", "suite_task", "bgr_systems", "DENSE_FREE", "ORACLE_K"]
 
 #: How BGR's set baselines are labelled: they are handed the gold set size.
 ORACLE_K = "k = gold set size"
@@ -113,6 +114,18 @@ def text_golds(examples: Sequence[Any]) -> list[Gold]:
     return [Gold(ex.id, list(getattr(ex, "answers", []) or []),
                  set(ex.gold) | {f"__unmapped_{i}" for i in range(ex.unmapped)}, None, {"qtype": ex.qtype})
             for ex in examples]
+
+
+def suite_task(folder: str | Path) -> tuple[list[str], list[Gold], dict[str, str | None]]:
+    """A hand-written suite (``questions.jsonl``: id, question, answers, type, hops, gold_passages) as
+    questions, golds (gold passages as evidence; groups: type and hops) and the type each question is
+    asked as when the suite's type is given (``--given-type``)."""
+    from graphhop.pipeline.text import SUITE_TYPES, load_suite
+
+    suite = load_suite(folder)
+    golds = [Gold(q["id"], list(q.get("answers", [])), set(q.get("gold_passages", [])), None,
+                  {"type": q.get("type", ""), "hops": str(q.get("hops", 0))}) for q in suite]
+    return [q["question"] for q in suite], golds, {q["question"]: SUITE_TYPES.get(q.get("type", "")) for q in suite}
 
 
 def bgr_systems(model: Any, examples: Sequence[Any], methods: Sequence[str], bm25: Any = None,

@@ -18,7 +18,7 @@ Bytes per vector: flat ``4d``; hnsw-sq ``d + 8m``-ish; ivf-pq ``pq_m / 2 + 8 + 2
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 import faiss
@@ -29,10 +29,12 @@ from graphhop.core import InputError
 __all__ = ["DenseOptions", "DenseIndex", "DENSE_KINDS", "auto_nlist"]
 
 DENSE_KINDS = ("flat", "hnsw-sq", "ivf-pq")
-#: Fields only the ``ivf-pq`` kind reads (left out of other kinds' cache keys).
-IVF_FIELDS = ("nlist", "nprobe", "pq_m", "k_factor", "refine")
 SHORTLIST_MIN = 256  # candidates re-ranked at least, whatever k
 REFINES = {"fp16": faiss.ScalarQuantizer.QT_fp16, "sq8": faiss.ScalarQuantizer.QT_8bit}
+
+
+#: Marks a :class:`DenseOptions` field only the ``ivf-pq`` kind reads (left out of other kinds' cache keys).
+_IVF_ONLY = {"kind": "ivf-pq"}
 
 
 @dataclass(frozen=True)
@@ -43,11 +45,11 @@ class DenseOptions:
     m: int = 32
     ef_construction: int = 80
     ef_search: int = 128
-    nlist: int = 0
-    nprobe: int = 64
-    pq_m: int = 0
-    k_factor: int = 2
-    refine: str = "fp16"
+    nlist: int = field(default=0, metadata=_IVF_ONLY)
+    nprobe: int = field(default=64, metadata=_IVF_ONLY)
+    pq_m: int = field(default=0, metadata=_IVF_ONLY)
+    k_factor: int = field(default=2, metadata=_IVF_ONLY)
+    refine: str = field(default="fp16", metadata=_IVF_ONLY)
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -61,6 +63,10 @@ class DenseOptions:
     def from_dict(cls, d: dict) -> "DenseOptions":
         defaults = cls(str(d["kind"]))
         return cls(**{k: type(getattr(defaults, k))(d[k]) if k in d else getattr(defaults, k) for k in asdict(defaults)})
+
+
+#: The fields only the ``ivf-pq`` kind reads.
+IVF_FIELDS = tuple(f.name for f in fields(DenseOptions) if f.metadata == _IVF_ONLY)
 
 
 def auto_nlist(count: int) -> int:

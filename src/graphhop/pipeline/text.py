@@ -147,7 +147,8 @@ register("grr", _grr, kinds=("passages",),
          help="Passages, GRR-style baseline: BM25 + dense first hop, then entity links only; shipped span reader.")
 
 
-_TYPE_MAP = {"plain": "query", "list": "query", "yes/no": "boolean", "boolean": "boolean", "count": "count",
+#: The pipeline question type a suite's ``type`` is asked as (``--given-type``).
+SUITE_TYPES = {"plain": "query", "list": "query", "yes/no": "boolean", "boolean": "boolean", "count": "count",
              "comparison": "comparison", "query": "query"}
 
 
@@ -179,7 +180,7 @@ def run_suite(pipe: TextPipeline, questions: list[dict[str, Any]], given_type: b
 
     rows = []
     for q in questions:
-        res = pipe.ask(q["question"], _TYPE_MAP.get(q.get("type", ""), None) if given_type else None)
+        res = pipe.ask(q["question"], SUITE_TYPES.get(q.get("type", ""), None) if given_type else None)
         ok = right_for_right_reason(res.answer, res.answers, res.support, res.supported, q.get("type", ""),
                                     q.get("answers", []), q.get("gold_passages", []))
         rows.append({"id": q["id"], "type": q.get("type", ""), "hops": q.get("hops", 0), "right": ok,
