@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from graphhop.cli.kgqa import support_triples
-from graphhop.kgqa.evaluate import evaluate_examples, load_regression, summarize
+from graphhop.kgqa.evaluate import domain_results
 
 DATA = Path(__file__).parent / "data"
 DOMAINS = sorted(p for p in DATA.glob("kg_*") if (p / "kb.tsv").is_file())
@@ -35,17 +35,7 @@ def test_selection_data_is_well_formed() -> None:
 
 @pytest.fixture(scope="module")
 def results() -> dict[str, dict]:
-    from graphhop.kb.loaders import iter_triples
-    from graphhop.kb.store import KGStore
-    from graphhop.kgqa.pipeline import KGQA
-
-    out = {}
-    for folder in DOMAINS:
-        kb, examples = load_regression(folder)
-        pipe = KGQA(KGStore.from_facts(iter_triples(kb)), max_hops=4)
-        rows = evaluate_examples(pipe.ask, examples, support_triples)
-        out[folder.name] = {"summary": summarize(rows), "rows": rows}
-    return out
+    return domain_results(DOMAINS, support_triples)
 
 
 @pytest.mark.parametrize("domain", [p.name for p in DOMAINS])

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from graphhop.cli.kgqa import support_triples
-from graphhop.kgqa.evaluate import evaluate_examples, load_regression, summarize
+from graphhop.kgqa.evaluate import domain_results
 
 HERE = Path(__file__).parent
 DOMAINS = sorted(p for p in HERE.glob("kg_*") if (p / "kb.tsv").is_file())
@@ -22,17 +22,7 @@ FLOOR = {"kg_companies": 0.64, "kg_football": 0.58}
 
 @pytest.fixture(scope="module")
 def results() -> dict[str, dict]:
-    from graphhop.kb.loaders import iter_triples
-    from graphhop.kb.store import KGStore
-    from graphhop.kgqa.pipeline import KGQA
-
-    out = {}
-    for folder in DOMAINS:
-        kb, examples = load_regression(folder)
-        pipe = KGQA(KGStore.from_facts(iter_triples(kb)), max_hops=4)
-        rows = evaluate_examples(pipe.ask, examples, support_triples)
-        out[folder.name] = {"summary": summarize(rows), "rows": rows}
-    return out
+    return domain_results(DOMAINS, support_triples)
 
 
 def test_there_are_two_kg_domains() -> None:

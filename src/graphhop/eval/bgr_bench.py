@@ -112,7 +112,8 @@ def pool_reader_system(method: str, examples: Sequence[Any], reader: Any, hops: 
 
 def closed_latency(ret: Any, examples: Sequence[Any], size: int, seed: int = 13) -> dict[str, float]:
     """Per-question bidirectional retrieval time over pools padded to ``size`` candidates with evidence
-    of other questions (vectors cached; question encoding not included)."""
+    of other questions (vectors cached; question encoding not included); a pool is padded with at most
+    every other question's evidence (a toy set smaller than ``size`` no longer loops forever)."""
     from graphhop.retrieve.graphhop import CandidatePool
 
     rng = random.Random(seed)
@@ -121,7 +122,8 @@ def closed_latency(ret: Any, examples: Sequence[Any], size: int, seed: int = 13)
     times = []
     for ex in examples:
         ids, texts, vecs = list(ex.pool.ids), list(ex.pool.texts), [v for v in ex.pool.vectors]
-        while len(ids) < size:
+        target = min(size, len(ids) + sum(1 for oid, _ in others if oid != ex.id))
+        while len(ids) < target:
             oid, i = others[rng.randrange(len(others))]
             if oid == ex.id or f"pad:{oid}:{by_id[oid].pool.ids[i]}" in ids:
                 continue

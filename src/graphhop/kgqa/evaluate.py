@@ -39,7 +39,7 @@ from graphhop.kb.loaders import iter_jsonl
 from graphhop.eval.experiment import stride_sample
 from graphhop.kgqa.link import tokens
 
-__all__ = ["stride_sample", "load_regression", "score_example", "summarize", "evaluate_examples", "evaluate_dataset",
+__all__ = ["stride_sample", "load_regression", "domain_results", "score_example", "summarize", "evaluate_examples", "evaluate_dataset",
            "selection_examples", "relation_chain"]
 
 Triple = tuple[str, str, str]
@@ -74,6 +74,23 @@ def load_regression(folder: str | Path) -> tuple[Path, list[QAExample]]:
         except (KeyError, TypeError, ValueError) as exc:
             raise InputError(f"{qfile}:{lineno}: bad question line ({exc})") from None
     return kb, out
+
+
+def domain_results(folders: Sequence[Path], triples_of: Callable[[dict[str, Any]], list[Triple]],
+                   max_hops: int = 4) -> dict[str, dict[str, Any]]:
+    """The KGQA pipeline over each hand-written KG domain folder (``kb.tsv`` + ``questions.jsonl``):
+    ``{folder name: {"summary": summarize(rows), "rows": rows}}``."""
+    from graphhop.kb.loaders import iter_triples
+    from graphhop.kb.store import KGStore
+    from graphhop.kgqa.pipeline import KGQA
+
+    out = {}
+    for folder in folders:
+        kb, examples = load_regression(folder)
+        pipe = KGQA(KGStore.from_facts(iter_triples(kb)), max_hops=max_hops)
+        rows = evaluate_examples(pipe.ask, examples, triples_of)
+        out[folder.name] = {"summary": summarize(rows), "rows": rows}
+    return out
 
 
 def score_example(ex: QAExample, result: dict[str, Any], support_triples: Sequence[Triple]) -> dict[str, Any]:
