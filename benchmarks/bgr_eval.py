@@ -85,7 +85,7 @@ def examples(args: argparse.Namespace, out: Path, recs: dict[str, list]) -> tupl
     """The vector cache and the train / selection / report examples; with ``--finetune-encoder`` the encoder is
     fine-tuned first (on the first half of the training questions with ``--crossfit``, BGR then on the rest)."""
     from graphhop.eval.experiment import stride_sample
-    from graphhop.train.bgr import finetune_encoder
+    from graphhop.train.bgr_encoder import finetune_encoder
     from graphhop.train.bgr_data import EmbeddingCache, load_examples
 
     cache, train_recs = EmbeddingCache(args.cache), stride_sample(recs["train"], args.train_limit)
