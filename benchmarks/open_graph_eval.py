@@ -33,7 +33,7 @@ MODES = ("forward", "backward", "bidirectional")
 
 
 def open_systems(model: Any, examples: list, search: Any, golds: list, k: int, stats: dict[str, list], encode: Any,
-                 settings: Any, top25: bool = True) -> dict[str, Any]:
+                 settings: Any, with_top25: bool = True) -> dict[str, Any]:
     """``open-top25 <mode>`` (BGR over the DB's dense top 25) and ``open-hops <mode>`` (OpenBGR hop by hop)."""
     from graphhop.eval.experiment import System
     from graphhop.eval.measures import Prediction
@@ -71,7 +71,7 @@ def open_systems(model: Any, examples: list, search: Any, golds: list, k: int, s
             return out
         return predict
 
-    first = {f"open-top25 {m}": System(top25(m)) for m in MODES} if top25 else {}
+    first = {f"open-top25 {m}": System(top25(m)) for m in MODES} if with_top25 else {}
     return {**first, **{f"open-hops {m}": System(hops(m)) for m in reversed(MODES)}}
 
 
