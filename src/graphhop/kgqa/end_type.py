@@ -1,17 +1,17 @@
-"""Answer typing by the asked noun: continue (or cut back) the best relation path to an end of that type.
+"""Answer typing by the asked noun: continue the best relation path to an end of that type.
 
 "In which **country** was X born?" names the answer only by its type; the trained path scorer
 reads ``born in`` in the question and stops at the birth *city*. This stage checks the end entities
 of the best path against the asked noun (:func:`asked_noun`: ``country``, ``currency``, ``cities``
-in ``how many cities ...``) and, when another hop (or two) along the same chain reaches entities
-that fit the noun clearly better, answers from there (``born in`` -> ``located in``).
+in ``how many cities ...``) and, when one more hop along the same chain reaches entities that
+fit the noun clearly better, answers from there (``born in`` -> ``located in``).
 
 Whether a noun fits an entity is judged zero-shot from the user's own KB, with the bundled MiniLM:
 the entity is described by its signed relations (``it has a currency``, ``it is the located in of
 something``: a country has a currency and things are located in it; a city is located in something
 and has a population), and :meth:`EndTyper.fit` is the best cosine between the noun and one of those
 phrases plus the cosine between ``a <noun>`` and the whole description. The descriptions, the
-+/-2-hop window, the per-hop penalty and the margin were chosen on the selection KBs
+one-hop window, the per-hop penalty and the margin were chosen on the selection KBs
 (``tests/kgqa/data/kg_rivers``, ``kg_software``) and the demo KB, never on ``tests/regression``.
 """
 
@@ -148,9 +148,10 @@ def _continuations(store: KGStore, path: RelPath, extra: int, max_nodes: int = 2
 
 
 def retype(typer: EndTyper, path: RelPath, noun: str | None, max_hops: int, extra: int = 1,
-           hop_penalty: float = 0.08, margin: float = 0.08, prefixes: bool = True,
+           hop_penalty: float = 0.08, margin: float = 0.08, prefixes: bool = False,
            numeric: Callable[[RelPath], bool] | None = None) -> Retyped:
-    """The continuation (or prefix) of ``path`` whose ends fit ``noun`` best, when it beats the
+    """The continuation of ``path`` (with ``prefixes``, also a prefix: off by default, since cutting
+    the scorer's path back lost MetaQA-2H questions) whose ends fit ``noun`` best, when it beats the
     path's own ends by ``margin`` after ``hop_penalty`` per hop moved; else ``path`` itself. Paths
     that end at literals (``numeric``: years, counts) are never moved to: a type noun names a thing."""
     if noun is None:
