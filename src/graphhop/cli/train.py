@@ -13,12 +13,13 @@ from graphhop.cli.common import Threads, builder_records
 from graphhop.core import InputError
 from graphhop.eval.golden import DEFAULT_INDEX_DIR
 
-__all__ = ["train_retriever", "train_reranker", "train_query_generator", "train_bgr", "train_reader", "register"]
+__all__ = ["train_retriever", "train_reranker", "train_query_generator", "train_bgr", "train_reader", "train_leaves",
+           "register"]
 
 
 def register(app: typer.Typer) -> None:
     """Add the ``train`` command group to ``app``."""
-    train = typer.Typer(help="Train models: retriever, reranker (DiFaR²), query generator (GoldEn), bgr, reader, ssg, kgqa.",
+    train = typer.Typer(help="Train models: retriever, reranker (DiFaR²), query generator (GoldEn), bgr, reader, ssg, kgqa, leaves.",
                         no_args_is_help=True)
     train.command("retriever")(train_retriever)
     train.command("reranker")(train_reranker)
@@ -33,6 +34,7 @@ def register(app: typer.Typer) -> None:
 
     train.command("span-head")(train_span_head)
     train.command("kgqa")(train_kgqa)
+    train.command("leaves")(train_leaves)
     app.add_typer(train, name="train")
 
 _DATASETS_HELP = (
@@ -374,3 +376,32 @@ def train_reader(
                                card={"data": str(train_path), "evidence": evidence})
     typer.echo(json.dumps({"out": str(out), "steps": result.steps, "seconds": round(result.seconds, 1),
                            "best_epoch": result.best_epoch, "best": result.best}, indent=2))
+
+
+def train_leaves(
+    out: Path = typer.Option(..., "--out", "-o", help="Directory to write the leaf head to (head.npz + head.json)."),
+    data: Optional[Path] = typer.Option(None, "--data", help="Benchmark data root (default: $GRAPHHOP_DATA)."),
+    index_dir: Path = typer.Option(DEFAULT_INDEX_DIR, "--index-dir", help="Where the WorldTree index is built or reused."),
+    pool: int = typer.Option(30, help="Candidates per source (dense, BM25, path) at every step."),
+    hidden: int = typer.Option(32, help="Hidden units of the head's MLP."),
+    epochs: int = typer.Option(8, help="Passes over the teacher-forced rows."),
+    seed: int = typer.Option(13, help="Random seed (leaf orders, initialization, batches)."),
+    rollout: bool = typer.Option(False, help="Add one DAgger round (rows from the head's own greedy prefixes)."),
+    threads: Optional[int] = typer.Option(1, help="Torch CPU threads."),
+) -> None:
+    """Train the EntailmentBank leaf head (``retrieve/leaves.py``) on the angles task-1 train trees; its stop
+    threshold and step cap are chosen on the last tenth of the train trees (the selection carve)."""
+    from graphhop.datasets.kgqa import data_root
+    from graphhop.eval.golden import open_or_build_index
+    from graphhop.models.encoder import set_threads
+    from graphhop.train.leaves import train_leaf_head
+
+    set_threads(threads)
+    if pool < 1 or hidden < 1 or epochs < 1:
+        raise InputError("--pool, --hidden and --epochs must be positive")
+    root = data_root(data)
+    corpus = root / "entailmentbank" / "worldtree_corpus_sentences_extended.json"
+    index = open_or_build_index("entailmentbank", corpus, index_dir, progress=True)
+    card = train_leaf_head(index, root, out, pool=pool, hidden=hidden, epochs=epochs, seed=seed, rollout=rollout)
+    card.pop("grid")
+    typer.echo(json.dumps(card, indent=1))

@@ -43,7 +43,8 @@ class TextQAExample:
     ``gold`` holds corpus passage ids in reasoning order when the dataset gives one (MuSiQue's
     decomposition), else in the dataset's order; ``gold_titles`` is aligned with it. ``qtype`` is
     ``bridge``/``comparison`` (HotpotQA), the hop pattern (MuSiQue: ``2hop``, ``3hop1`` …) or
-    ``entailment`` (EntailmentBank). ``ordered`` says whether ``gold`` is a known chain order.
+    ``entailment`` (EntailmentBank). ``ordered`` says whether ``gold`` is a known chain order. ``hypothesis``: EntailmentBank's
+    hypothesis (question + answer as a statement, a task input), else empty.
     """
 
     id: str
@@ -56,6 +57,7 @@ class TextQAExample:
     answers: list[str] = field(default_factory=list)
     ordered: bool = False
     unmapped: int = 0
+    hypothesis: str = ""
 
     @property
     def hops(self) -> int:
@@ -225,7 +227,7 @@ def load_entailmentbank_task3(
                 unmapped += 1
         answer = str(row.get("answer", ""))
         out.append(_example(row, qid, where, answer, [answer], gold, [sentences[g] for g in gold], qtype="entailment",
-                            dataset="entailmentbank", unmapped=unmapped))
+                            dataset="entailmentbank", unmapped=unmapped, hypothesis=str(row.get("hypothesis", ""))))
     return out
 
 

@@ -10,7 +10,8 @@ counts (``doc``) and what the prediction must hold (``needs``: ``ranking``, ``gr
   ``ties@1``: 1 when the top two hits have the same score. Passage recall for multi-hop text: ``R@k``, ``all@k`` (every gold passage in the top k) and
   ``any@k`` for k = 2, 5, 10. Questions without relevant items count 0.
 - Evidence set (predicted graph's evidence ids vs the gold graph's; precision = |P∩G|/|P|):
-  ``EM``, ``P``, ``R``, ``F1``. Graph: ``GM`` (same labelled nodes and edges), ``GS`` (isomorphic),
+  ``EM``, ``P``, ``R``, ``F1``; ``evidence P`` / ``R`` / ``F1`` score the same against the gold's evidence
+  ids alone (no gold graph, no GED: leaf retrieval, where gold leaves a corpus lacks count as misses). Graph: ``GM`` (same labelled nodes and edges), ``GS`` (isomorphic),
   ``GED`` (graph edit distance with labels; an upper bound when its search timed out).
 - QA: ``QA EM`` and ``QA F1`` (SQuAD-normalised top answer, best over gold answers) and
   ``set F1`` (the predicted answer set against the gold set); ``answer in graph`` (a gold answer is
@@ -30,7 +31,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from graphhop.graph import EvidenceGraph
 
 __all__ = ["Prediction", "Gold", "Measure", "register_measure", "get_measure", "measure_names", "RANKING", "GRAPH",
-           "graph_measures", "QA", "PASSAGE_RECALL", "ANSWER_IN_GRAPH", "QTYPE_ACC", "EVIDENCE_SIZE", "RIGHT"]
+           "graph_measures", "QA", "PASSAGE_RECALL", "ANSWER_IN_GRAPH", "QTYPE_ACC", "EVIDENCE_SIZE", "RIGHT",
+           "EVIDENCE_SET"]
 
 
 @dataclass
@@ -246,3 +248,22 @@ RIGHT = register_measure(Measure("right", "answer", "1 if the answer is right an
 EVIDENCE_SIZE = register_measure(Measure("size", "graph", "how many evidence nodes the predicted graph has",
                                          lambda preds, golds: [float(len(p.graph.evidence_ids)) if p.graph is not None else 0.0
                                                                for p in preds])).name
+
+
+def _evidence_set(name: str) -> Callable[[Sequence[Prediction], Sequence[Gold]], list[float]]:
+    def score(preds: Sequence[Prediction], golds: Sequence[Gold]) -> list[float]:
+        from graphhop.metrics.graph import set_scores
+
+        return [float(getattr(set_scores(p.graph.evidence_ids if p.graph is not None else [], g.evidence), name))
+                for p, g in zip(preds, golds)]
+
+    return score
+
+
+#: Evidence-set scores against the gold's evidence ids (no gold graph, no GED): for leaf retrieval, where
+#: gold ids a corpus lacks (EntailmentBank's unmapped leaves) are in ``Gold.evidence`` and count as misses.
+EVIDENCE_SET = tuple(register_measure(Measure(n, "graph", d, _evidence_set(f))).name for n, f, d in (
+    ("evidence P", "precision", "|predicted evidence ∩ gold evidence ids| / |predicted| (no gold graph needed)"),
+    ("evidence R", "recall", "|predicted evidence ∩ gold evidence ids| / |gold evidence ids|"),
+    ("evidence F1", "f1", "harmonic mean of evidence P and evidence R"),
+))

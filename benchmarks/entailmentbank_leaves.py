@@ -1,0 +1,59 @@
+"""EntailmentBank task 3: leaf sets retrieved from the whole WorldTree corpus (11,940 sentences).
+
+Reports evidence P / R / F1 of the leaf set on ``--split`` (dev; ``test`` with a task-3 test file beside
+dev) for the baselines and the leaf retriever (:mod:`graphhop.retrieve.leaves`). Anything chosen (the
+baselines' fixed k; the head's stop threshold and step cap, chosen when it was trained) is chosen on the
+selection carve of train (the last tenth of the angles task-1 train trees), never on the report split::
+
+    GRAPHHOP_DATA=/work/shared/data python benchmarks/entailmentbank_leaves.py --split dev \\
+        --index-dir .cache/golden --out runs/leaves/dev.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from graphhop.datasets.kgqa import data_root
+from graphhop.eval.experiment import stride_sample
+from graphhop.eval.script import run_script
+
+
+def main() -> None:
+    """Build (or open) the WorldTree index, choose the baselines' k on the carve, run the Experiment."""
+    from graphhop.eval.golden import DEFAULT_INDEX_DIR, open_or_build_index
+    from graphhop.eval.leaves import choose_k, evaluate_leaves, leaf_systems
+    from graphhop.models.encoder import set_threads
+    from graphhop.retrieve.leaves import LeafRetriever
+    from graphhop.train.leaves import dev_examples, selection_examples
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--split", default="dev")
+    parser.add_argument("--index-dir", type=Path, default=DEFAULT_INDEX_DIR)
+    parser.add_argument("--head", default=None, help="A leaf head dir (default: the shipped one).")
+    parser.add_argument("--sample", type=int, default=None, help="Questions taken evenly over the split (default all).")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--out", type=Path, default=None, help="Write the table as JSON here.")
+    args = parser.parse_args()
+    set_threads(args.threads)
+    root = data_root()
+    corpus = root / "entailmentbank" / "worldtree_corpus_sentences_extended.json"
+    index = open_or_build_index("entailmentbank", corpus, args.index_dir, progress=True)
+    examples = stride_sample(dev_examples(root, args.split), args.sample)
+    carve = selection_examples(index, root)
+    fixed = {m: choose_k(index, m, carve) for m in ("bm25", "dense", "hybrid")}
+    systems = leaf_systems(index, examples, LeafRetriever(index, args.head), fixed)
+    table = evaluate_leaves(index, examples, systems, args.split)
+    table.meta["k_chosen_on_carve"] = fixed
+    print(table.markdown())
+    print()
+    print(table.markdown("leaves"))
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(table.dumps(), encoding="utf-8")
+        print(json.dumps({"written": str(args.out)}))
+
+
+if __name__ == "__main__":
+    run_script(main)

@@ -1,0 +1,101 @@
+"""EntailmentBank task 3 as an Experiment: leaf sets retrieved from the whole WorldTree corpus.
+
+Gold: the tree's leaf sentences (:func:`graphhop.train.leaves.dev_examples`); leaves in no corpus stay in
+the gold set, so they are misses for every method. Measures: ``evidence P`` / ``R`` / ``F1`` (the leaf
+set), ``size`` and passage recall ``R@5`` / ``R@10`` of the ranking. Systems:
+
+- ``dense`` / ``bm25`` / ``hybrid`` top-``k``, with ``k`` = the gold size (labelled oracle: issue 5's
+  open-setting baselines) or ``k`` chosen on the selection carve of train (no oracle);
+- ``leaves``: :class:`~graphhop.retrieve.leaves.LeafRetriever` (greedy, conditioned on the leaves found
+  so far, learned stop), and its greedy sequence cut at the gold size (labelled oracle).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from graphhop.eval.experiment import Experiment, System, Table
+from graphhop.eval.measures import Gold, Prediction
+from graphhop.train.leaves import LeafExample, leaf_f1
+
+__all__ = ["LEAF_MEASURES", "leaf_golds", "choose_k", "leaf_systems", "evaluate_leaves"]
+
+LEAF_MEASURES = ("evidence P", "evidence R", "evidence F1", "size", "R@5", "R@10")
+
+
+def _bucket(n: int) -> str:
+    return "1-2" if n <= 2 else "3-4" if n <= 4 else "5+"
+
+
+def leaf_golds(examples: Sequence[LeafExample]) -> list[Gold]:
+    """Golds: mapped leaves plus one placeholder per unmapped leaf; grouped by gold size."""
+    return [Gold(ex.id, [], set(ex.gold) | {f"__unmapped_{i}" for i in range(ex.n_gold - len(ex.gold))}, None,
+                 {"leaves": _bucket(ex.n_gold)}) for ex in examples]
+
+
+def _star(question: str, ids: Sequence[str]) -> Any:
+    from graphhop.graph import EvidenceGraph
+
+    graph = EvidenceGraph(question, text_evidence=True)
+    for d in ids:
+        graph.add_evidence(d, "")
+        graph.add_edge(graph.root, d)
+    return graph
+
+
+def _rankings(index: Any, method: str, queries: Sequence[str], depth: int) -> list[Any]:
+    from graphhop.retrieve import make_retriever
+
+    return make_retriever(index, method).search(list(queries), depth)
+
+
+def choose_k(index: Any, method: str, examples: Sequence[LeafExample], ks: Sequence[int] = tuple(range(1, 11))) -> int:
+    """The fixed set size with the best mean leaf F1 of ``method``'s top k on ``examples`` (the carve)."""
+    rankings = _rankings(index, method, [ex.query for ex in examples], max(ks))
+    score = {k: sum(leaf_f1([h.id for h in r[:k]], ex) for r, ex in zip(rankings, examples)) for k in ks}
+    return max(ks, key=lambda k: (score[k], -k))
+
+
+def leaf_systems(index: Any, examples: Sequence[LeafExample], retriever: Any = None,
+                 fixed_k: dict[str, int] | None = None, oracle: Sequence[str] = ("bm25", "dense")) -> dict[str, System]:
+    """The systems of the module doc (``fixed_k``: method -> k chosen on the carve)."""
+
+    def top_k(method: str, k: int | None) -> System:
+        def predict(qs: list[str]) -> list[Prediction]:
+            rankings = _rankings(index, method, qs, max(10, max(ex.n_gold for ex in examples)))
+            return [Prediction(ranking=r, graph=_star(q, [h.id for h in r[: k or ex.n_gold]]))
+                    for q, r, ex in zip(qs, rankings, examples)]
+
+        return System(predict, "" if k else "k = the gold leaf count")
+
+    def leaves(gold_k: bool) -> System:
+        def predict(qs: list[str]) -> list[Prediction]:
+            saved = retriever.threshold, retriever.max_leaves
+            if gold_k:  # the same greedy sequence, never stopped early, cut at the gold size
+                retriever.threshold, retriever.max_leaves = -1.0, max(ex.n_gold for ex in examples)
+            try:
+                runs = retriever.select(qs)
+            finally:
+                retriever.threshold, retriever.max_leaves = saved
+            out = []
+            for q, (hits, first), ex in zip(qs, runs, examples):
+                chosen = {h.id for h in hits}
+                ranking = hits + [h for h in first if h.id not in chosen]
+                out.append(Prediction(ranking=ranking, graph=_star(q, [h.id for h in hits[: ex.n_gold if gold_k else None]])))
+            return out
+
+        return System(predict, "k = the gold leaf count" if gold_k else "")
+
+    systems = {f"{m} (gold k)": top_k(m, None) for m in oracle}
+    systems.update({f"{m} top-{k} (k chosen on the carve)": top_k(m, k) for m, k in (fixed_k or {}).items()})
+    if retriever is not None:
+        systems["leaves (greedy, conditioned; gold k)"] = leaves(True)
+        systems["leaves (greedy, conditioned, learned stop)"] = leaves(False)
+    return systems
+
+
+def evaluate_leaves(index: Any, examples: Sequence[LeafExample], systems: dict[str, System], split: str = "dev",
+                    select: str = "train carve") -> Table:
+    """One Experiment over ``examples`` (queries: hypothesis + question)."""
+    return Experiment(LEAF_MEASURES, report=split, select=select, title=f"EntailmentBank task 3 ({split})").run(
+        systems, [ex.query for ex in examples], leaf_golds(examples))

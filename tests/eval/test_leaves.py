@@ -1,0 +1,25 @@
+"""EntailmentBank task 3's Experiment: gold leaf sets with unmapped leaves as misses, evidence-set measures."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def test_unmapped_leaves_stay_in_the_gold_and_count_as_misses():
+    from graphhop.eval.experiment import Experiment, System
+    from graphhop.eval.leaves import _star, leaf_golds
+    from graphhop.eval.measures import Prediction
+    from graphhop.train.leaves import LeafExample
+
+    examples = [LeafExample("a", "q1", ["s1", "s2"], 3), LeafExample("b", "q2", ["s3"], 5)]
+    golds = leaf_golds(examples)
+    assert golds[0].evidence == {"s1", "s2", "__unmapped_0"} and golds[0].groups == {"leaves": "3-4"}
+    assert len(golds[1].evidence) == 5 and golds[1].groups == {"leaves": "5+"}
+    preds = [Prediction(graph=_star("q1", ["s1", "s9"])), Prediction(graph=_star("q2", []))]
+    table = Experiment(("evidence P", "evidence R", "evidence F1", "size"), report="dev", select="carve").run(
+        {"m": System(lambda qs: preds)}, ["q1", "q2"], golds)
+    row = table.rows[0]
+    assert row["evidence P"] == pytest.approx(0.25)                 # 1/2 and 0 (nothing predicted)
+    assert row["evidence R"] == pytest.approx((1 / 3) / 2)
+    assert row["evidence F1"] == pytest.approx((2 * 0.5 * (1 / 3) / (0.5 + 1 / 3)) / 2)
+    assert row["size"] == pytest.approx(1.0)
