@@ -17,14 +17,36 @@ from torch import nn
 from graphhop.core import InputError
 from graphhop.models.head_config import EncoderHeadConfig
 
-__all__ = ['MERGE_RULES', 'BGRConfig', 'PathCodeUpdate', 'Matcher', 'pair_features', 'path_text', 'token_set', 'DirectionModel', 'BGRModel', 'N_PAIR']
+__all__ = ['MERGE_RULES', 'InferenceSettings', 'BGRConfig', 'PathCodeUpdate', 'Matcher', 'pair_features', 'path_text', 'token_set', 'DirectionModel', 'BGRModel', 'N_PAIR']
 #: How the forward and backward graphs are merged (see :func:`graphhop.retrieve.graphhop.merge_graphs`).
 MERGE_RULES = ("intersect", "nodes", "union", "backward", "forward")
 
 
 @dataclass
-class BGRConfig(EncoderHeadConfig):
-    """Model and inference settings (stored in the model card) after the encoder's."""
+class InferenceSettings:
+    """What BGR's inference chooses on a selection split: each direction's match threshold and most matches
+    per step, the merge rule and the union threshold (closed pools: :class:`BGRConfig`; the open setting:
+    :class:`~graphhop.retrieve.bgr_open.OpenSettings`)."""
+
+    threshold_forward: float = 0.5
+    threshold_backward: float = 0.5
+    max_branch: int = 3
+    max_branch_backward: int = 3
+    merge: str = "intersect"
+    union_threshold: float = 0.8
+
+    def threshold(self, direction: str) -> float:
+        """The direction's match threshold."""
+        return self.threshold_forward if direction == "forward" else self.threshold_backward
+
+    def branch(self, direction: str) -> int:
+        """Most candidates matched per step: ``max_branch`` forward, ``max_branch_backward`` backward."""
+        return self.max_branch if direction == "forward" else self.max_branch_backward
+
+
+@dataclass
+class BGRConfig(InferenceSettings, EncoderHeadConfig):
+    """Model settings (stored in the model card) after the encoder's and the inference settings."""
 
     dim: int = 256
     hidden: int = 256
@@ -32,12 +54,6 @@ class BGRConfig(EncoderHeadConfig):
     heads: int = 4
     max_depth: int = 4
     max_edges: int = 16
-    max_branch: int = 3
-    max_branch_backward: int = 3
-    threshold_forward: float = 0.5
-    threshold_backward: float = 0.5
-    merge: str = "intersect"
-    union_threshold: float = 0.8
     pair_features: bool = True
     path_text_feature: bool = False
     wide_pair: bool = False
@@ -53,10 +69,6 @@ class BGRConfig(EncoderHeadConfig):
             raise InputError(f"merge rule must be one of {', '.join(MERGE_RULES)}, got {self.merge!r}")
         if self.max_depth < 1 or self.max_edges < 1 or self.max_branch < 1 or self.max_branch_backward < 1:
             raise InputError("max_depth, max_edges and max_branch(_backward) must be >= 1")
-
-    def branch(self, direction: str) -> int:
-        """Most candidates matched per step: ``max_branch`` forward, ``max_branch_backward`` backward."""
-        return self.max_branch if direction == "forward" else self.max_branch_backward
 
 
 class PathCodeUpdate(nn.Module):

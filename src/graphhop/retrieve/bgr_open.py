@@ -21,6 +21,7 @@ import numpy as np
 import torch
 
 from graphhop.graph import ROOT, EvidenceGraph
+from graphhop.retrieve.bgr_model import InferenceSettings
 from graphhop.retrieve.graphhop import (
     BGRModel,
     CandidatePool,
@@ -70,15 +71,11 @@ class CandidateCache:
 
 
 @dataclass
-class OpenSettings:
-    """Inference settings chosen in the open setting (stored as ``open_selection`` in the model card)."""
+class OpenSettings(InferenceSettings):
+    """Inference settings chosen in the open setting (stored as ``open_selection`` in the model card), and
+    ``k``, the candidates fetched per path."""
 
-    threshold_forward: float = 0.5
-    threshold_backward: float = 0.5
-    max_branch: int = 3
-    max_branch_backward: int = 3
     merge: str = "forward"
-    union_threshold: float = 0.8
     k: int = 10
 
     @classmethod
@@ -93,14 +90,6 @@ class OpenSettings:
         sel = card.get("open_selection") or {}
         base = asdict(cls.from_config(cfg))
         return cls(**{k: type(v)(sel.get(k, v)) for k, v in base.items()})
-
-    def threshold(self, direction: str) -> float:
-        """The direction's match threshold."""
-        return self.threshold_forward if direction == "forward" else self.threshold_backward
-
-    def branch(self, direction: str) -> int:
-        """The direction's most matches per step."""
-        return self.max_branch if direction == "forward" else self.max_branch_backward
 
 
 class _Seen:
