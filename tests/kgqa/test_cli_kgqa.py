@@ -40,3 +40,15 @@ def test_ask_defaults_to_kgqa_on_a_fact_index(tmp_path: Path) -> None:
     out = json.loads(result.output.strip().splitlines()[-1])
     assert out["method"] == "kgqa" and out["answer"] == "Caspar Threlk"
     assert [n["facts"] for n in out["support_graph"]["nodes"] if n.get("facts")] == [[["Vanta Phone", "designed by", "Caspar Threlk"]]]
+
+
+def test_eval_qa_passes_pipeline_options() -> None:
+    runner = CliRunner()
+    result = runner.invoke(app, ["eval-qa", str(REGRESSION), "--sample", "3", "--hops", "4", "--json",
+                                 "--option", "answer_order=name", "-o", "end_typing=false"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output[result.output.index('{"dataset"'):])
+    assert out["options"] == {"answer_order": "name", "end_typing": "false"} and out["n"] == 3
+    for bad in (["--option", "answer_order"], ["--option", "colour=blue"], ["--option", "end_typing=maybe"]):
+        res = runner.invoke(app, ["eval-qa", str(REGRESSION), "--sample", "1", *bad])
+        assert res.exit_code != 0 and res.exception is not None and "Traceback" not in res.output

@@ -53,3 +53,18 @@ def test_a_test_file_beside_the_dev_file_is_evaluated(data_dir: Path, tmp_path: 
     assert out["split"] == "test" and out["n"] == out["of"] == len({line.split("\t")[0] for line in lines})
     assert all(" > " in chain for chain in out["by_qtype"]) and sum(b["n"] for b in out["by_qtype"].values()) == out["n"]
     assert out["answer_hits1"] >= 0.6
+
+
+@pytest.mark.data
+def test_the_rest_of_the_fit_half_is_disjoint_from_selection_and_from_the_report_half(data_dir: Path) -> None:
+    from graphhop.core import InputError
+    from graphhop.kgqa.evaluate import selection_examples
+    from graphhop.kgqa.train import is_selection, metaqa_part
+
+    _, sel = selection_examples("metaqa-1h", data_dir)
+    _, rest = selection_examples("metaqa-1h", data_dir, rest=True)
+    assert sel and len(rest) > 5 * len(sel)
+    assert all(metaqa_part(ex.question) == "fit" for ex in sel + rest)
+    assert all(is_selection(ex.question) for ex in sel) and not any(is_selection(ex.question) for ex in rest)
+    with pytest.raises(InputError):
+        selection_examples("pq-2h", data_dir, rest=True)

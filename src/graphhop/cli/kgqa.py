@@ -25,7 +25,8 @@ def support_triples(result: dict[str, Any]) -> list[tuple[str, str, str]]:
     return [tuple(f) for n, d in g.g.nodes(data=True) if n != g.root for f in d.get("facts", [])]
 
 
-def _make_ask(method: str, weights: Optional[Path], hops: int, used: Optional[list[str]] = None) -> Callable[[Path], tuple[Callable, Callable]]:
+def _make_ask(method: str, weights: Optional[Path], hops: int, used: Optional[list[str]] = None,
+              extra: Optional[dict[str, str]] = None) -> Callable[[Path], tuple[Callable, Callable]]:
     """``make(kb) -> (ask, triples_of)``: the registry pipeline ``method`` over the KB's cached index
     (``auto``: :func:`~graphhop.pipeline.registry.default_pipeline`, what ``ask`` uses; BM25 only for
     kgqa, which reads the KB itself; flat dense for the retrieval pipelines). The name run is appended to ``used``."""
@@ -38,7 +39,7 @@ def _make_ask(method: str, weights: Optional[Path], hops: int, used: Optional[li
         name = default_pipeline(index) if method == "auto" else method
         if name != "kgqa":
             index = dataset_index(kb, dense=DenseOptions("flat"), progress=False)
-        options: dict[str, Any] = {"hops": hops}
+        options: dict[str, Any] = {"hops": hops, **(extra or {})}
         if name == "kgqa" and weights is not None:
             options["weights"] = str(weights)
         pipe = build_pipeline(name, index, **options)
@@ -64,6 +65,7 @@ def eval_qa(
     data: Optional[Path] = typer.Option(None, "--data", help="Data root (default: $GRAPHHOP_DATA)."),
     details: Optional[Path] = typer.Option(None, "--details", help="Also write one JSON line per question here."),
     threads: int = typer.Option(1, "--threads", help="torch CPU threads (1: fastest per question on a shared machine)."),
+    option: list[str] = typer.Option([], "--option", "-o", help="KEY=VALUE option of the pipeline, repeatable (kgqa: answer_order=name, confidence=path, end_typing=false, ...)."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """End-to-end QA through the same pipeline as `ask`: answer Hits@1 / EM, support recall, right reason;
@@ -83,17 +85,28 @@ def eval_qa(
         raise InputError(f"--hops must be in 1..4 (got {hops})")
     if threads < 1:
         raise InputError(f"--threads must be at least 1 (got {threads})")
+    extra = dict(_key_value(o) for o in option)
     set_threads(threads)
     rows: list[dict[str, Any]] = []
     used: list[str] = []
-    out = evaluate_dataset(dataset, split, _make_ask(method, weights, hops, used), sample, data, progress=not as_json, rows_out=rows)
+    out = evaluate_dataset(dataset, split, _make_ask(method, weights, hops, used, extra), sample, data, progress=not as_json, rows_out=rows)
     out["method"] = used[0] if used else method
+    if extra:
+        out["options"] = extra
     if details is not None:
         _write_lines(details, [json.dumps(r, ensure_ascii=False) for r in rows])
     if as_json:
         print(json.dumps(out, ensure_ascii=False))
         return
     _print_summary(out)
+
+
+def _key_value(text: str) -> tuple[str, str]:
+    """``KEY=VALUE`` of ``--option``."""
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise InputError(f"--option: expected KEY=VALUE (got {text!r})")
+    return key.strip(), value.strip()
 
 
 def _write_lines(path: Path, lines: list[str]) -> None:

@@ -207,19 +207,24 @@ def _timing(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
             "median_seconds": round(statistics.median(warm), 4)}
 
 
-def selection_examples(name: str, root: str | Path | None = None) -> tuple[Path, list[QAExample]]:
+def selection_examples(name: str, root: str | Path | None = None, rest: bool = False) -> tuple[Path, list[QAExample]]:
     """``(kb_file, examples)``: the *selection* part of a dataset's training questions (1 in 10 by md5,
     never trained on; :func:`graphhop.kgqa.train.is_selection`) of its train split (MetaQA: of the fit
-    half of dev), with gold paths. What pipeline rules are chosen on: never the reported dev questions."""
+    half of dev), with gold paths. What pipeline rules are chosen on: never the reported dev questions.
+    With ``rest`` (MetaQA only): the fit half's *other* questions (some trained on; still never reported),
+    a second check of a rule the scorer does not learn (e.g. the order of a path's answers)."""
     from graphhop.datasets.kgqa import DATASETS, kb_path, load_dataset
     from graphhop.kgqa.train import TRAIN_SETS, is_selection, metaqa_part
 
     split = dict(TRAIN_SETS).get(name.lower())
     if split is None:
         raise InputError(f"{name}: not a training set of the kgqa scorer (those are {', '.join(n for n, _ in TRAIN_SETS)})")
+    metaqa = DATASETS[name.lower()].family == "metaqa"
+    if rest and not metaqa:
+        raise InputError(f"{name}: the rest of the fit half exists for MetaQA only")
     kb = kb_path(name, root)
-    examples = [ex for ex in load_dataset(name, split, root) if is_selection(ex.question)]
-    if DATASETS[name.lower()].family == "metaqa":
+    examples = [ex for ex in load_dataset(name, split, root) if is_selection(ex.question) != rest]
+    if metaqa:
         examples = _metaqa_with_paths([ex for ex in examples if metaqa_part(ex.question) == "fit"], kb, "fit")
     return kb, examples
 

@@ -19,7 +19,7 @@ __all__ = ["KGQAPipeline", "OPTIONS"]
 #: Options of the ``kgqa`` factory, with their defaults (``k`` and ``model`` are accepted and unused:
 #: it reads the whole KB, not retrieved facts).
 OPTIONS: dict[str, Any] = {"hops": 3, "beam": 10, "threshold": None, "weights": None, "k": None, "model": None,
-                           "reader": None, "topic_answers": "no-walk-back", "answer_order": "degree", "confidence": "answer"}
+                           "reader": None, "topic_answers": "no-walk-back", "answer_order": "degree", "confidence": "answer", "end_typing": True}
 
 
 class KGQAPipeline(Stage):
@@ -29,7 +29,7 @@ class KGQAPipeline(Stage):
 
     def __init__(self, index: Any, hops: int = 3, beam: int = 10, threshold: Optional[float] = None,
                  weights: Optional[str] = None, topic_answers: str = "no-walk-back", answer_order: str = "degree",
-                 confidence: str = "answer") -> None:
+                 confidence: str = "answer", end_typing: bool = True) -> None:
         from graphhop.kgqa.pipeline import ANSWER_ORDERS, CONFIDENCES, TOPIC_ANSWERS
 
         if not 1 <= hops <= 4:
@@ -42,6 +42,7 @@ class KGQAPipeline(Stage):
         if confidence not in CONFIDENCES:
             raise InputError(f"kgqa: confidence must be one of {', '.join(CONFIDENCES)} (got {confidence!r})")
         self.topic_answers, self.answer_order, self.confidence = topic_answers, answer_order, confidence
+        self.end_typing = end_typing
         self._kgqa: Any = None
 
     @property
@@ -52,7 +53,8 @@ class KGQAPipeline(Stage):
 
             self._kgqa = KGQA.from_index(self.index, self.weights, max_hops=self.hops, beam=self.beam,
                                          threshold=self.threshold, topic_answers=self.topic_answers,
-                                         answer_order=self.answer_order, confidence=self.confidence)
+                                         answer_order=self.answer_order, confidence=self.confidence,
+                                         end_typing=self.end_typing)
         return self._kgqa
 
     def retrieve_graph(self, questions: Sequence[str]) -> list[Any]:
@@ -76,7 +78,20 @@ def _factory(index: Any, **options: Any) -> KGQAPipeline:
     opts = {**OPTIONS, **given}
     return KGQAPipeline(index, hops=int(opts["hops"]), beam=int(opts["beam"]), threshold=opts["threshold"],
                         weights=opts["weights"], topic_answers=str(opts["topic_answers"]),
-                        answer_order=str(opts["answer_order"]), confidence=str(opts["confidence"]))
+                        answer_order=str(opts["answer_order"]), confidence=str(opts["confidence"]),
+                        end_typing=_flag("end_typing", opts["end_typing"]))
+
+
+def _flag(name: str, value: Any) -> bool:
+    """A yes/no option given as a bool or as text (``--option end_typing=false``)."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise InputError(f"kgqa: {name} must be true or false (got {value!r})")
 
 
 register("kgqa", _factory, kinds=("facts",),
