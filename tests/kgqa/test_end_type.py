@@ -58,6 +58,16 @@ def test_retype_continues_to_the_end_that_fits_and_never_to_literals() -> None:
     # the same move is refused when the end is a literal (here: the predicate calls the Kingdom one)
     got = retype(typer, base, "king", max_hops=3, numeric=lambda p: "Kingdom" in [store.entities[e] for e in p.ends])
     assert got.path is base and got.moved == 0
+    # a path that already ends at a literal (``what is the jersey number of X``) is never moved away from
+    got = retype(typer, base, "king", max_hops=3, numeric=lambda p: "Townville" in [store.entities[e] for e in p.ends])
+    assert got.path is base and got.moved == 0
     # no room left under max_hops: nothing to continue to
     assert retype(typer, base, "king", max_hops=1).path is base
     assert retype(typer, base, None, max_hops=3).path is base
+
+
+def test_asked_noun_phrase_keeps_the_adjective() -> None:
+    """The fit reads ``national team`` whole (a club is a team too; a country's team is the national one)."""
+    assert asked_noun("which national team does x play for", phrase=True) == "national team"
+    assert asked_noun("which national team does x play for") == "team"
+    assert asked_noun("in which country was x born", phrase=True) == "country"

@@ -46,11 +46,12 @@ def singular(word: str) -> str:
     return word
 
 
-def asked_noun(text: str) -> str | None:
+def asked_noun(text: str, phrase: bool = False) -> str | None:
     """The noun that names the asked type in a (masked) question, singular: the head of the short
     noun phrase after ``which``/``what``/``how many``/``name``/``list`` (``in which country`` ->
     ``country``, ``what is the highest point of`` -> ``point``, ``how many official languages`` ->
-    ``language``); None when the question names no type (``who``, ``when``, ``what is X``)."""
+    ``language``); None when the question names no type (``who``, ``when``, ``what is X``). With
+    ``phrase`` an adjective stays with its noun (``national team``, ``official language``)."""
     toks = [t.strip("?,.!;:'\"") for t in text.lower().split()]
     for i, w in enumerate(toks):
         if w in _ASK or (w == "many" and i > 0 and toks[i - 1] == "how"):
@@ -61,6 +62,8 @@ def asked_noun(text: str) -> str | None:
                 return None
             noun = rest[0]
             if noun.endswith(_ADJ_ENDINGS) and len(rest) > 1 and rest[1].isalpha() and rest[1] not in FUNCTION_WORDS:
+                if phrase:
+                    return f"{noun} {singular(rest[1])}"
                 noun = rest[1]
             return singular(noun)
     return None
@@ -153,9 +156,12 @@ def retype(typer: EndTyper, path: RelPath, noun: str | None, max_hops: int, extr
     """The continuation of ``path`` (with ``prefixes``, also a prefix: off by default, since cutting
     the scorer's path back lost MetaQA-2H questions) whose ends fit ``noun`` best, when it beats the
     path's own ends by ``margin`` after ``hop_penalty`` per hop moved; else ``path`` itself. Paths
-    that end at literals (``numeric``: years, counts) are never moved to: a type noun names a thing."""
+    that end at literals (``numeric``: years, counts) are never moved to, nor away from: a type noun names
+    a thing, and a path the scorer chose to end at a value answers a question about that value."""
     if noun is None:
         return Retyped(path, None)
+    if numeric is not None and numeric(path):
+        return Retyped(path, noun)  # the scorer's path reads a value (``jersey number``): no type noun to move for
     base = typer.fit(noun, path.ends.tolist())
     room = max(0, min(extra, max_hops - len(path.steps)))
     cands = [(p, len(p.steps) - len(path.steps)) for p in _continuations(typer.store, path, room)]

@@ -122,7 +122,7 @@ def _typed(kgqa: Any, reading: Any, text: str) -> tuple[Any, dict[str, Any]]:
     entity mention masked, so ``which Germany footballer`` names no type); the continued path keeps
     the best path's probability."""
     typer = getattr(kgqa, "typer", None)
-    noun = asked_noun(text) if typer is not None else None
+    noun = asked_noun(text, phrase=True) if typer is not None else None
     if noun is None:
         return reading, {}
     got = retype(typer, reading.best, noun, kgqa.max_hops, numeric=kgqa.is_numeric)
