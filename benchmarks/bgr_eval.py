@@ -4,7 +4,8 @@ One dataset per run: trains BGR on cached frozen-MiniLM vectors; its best epoch,
 and merge rule are chosen on a **chain-disjoint carve of train** (every 10th group of training
 questions sharing a question, gold fact or gold sentence; :func:`graphhop.datasets.splits.carve_selection`),
 so dev and test (EntailmentBank: v2 task-1 and task-2 dev) only report. One Experiment per report
-split scores random / BM25 / dense / MDR (k = gold set size, labelled oracle), optionally GoldEn, and
+split scores random / BM25 / dense / MDR (the registry's pool pipelines) twice, with k = gold set size
+(labelled oracle) and with the k in 1..``--max-k`` of best evidence F1 on the carve, optionally GoldEn, and
 BGR forward / backward / bidirectional and every merge rule with EM/P/R/F1, GM, GS and GED, by gold
 graph type and depth; ``--open`` adds the open setting (library: :mod:`graphhop.eval.bgr_bench`).
 
@@ -55,6 +56,7 @@ def parse() -> argparse.Namespace:
     ap.add_argument("--open", action="store_true", help="also run the open setting")
     ap.add_argument("--open-limit", type=int, default=100)
     ap.add_argument("--top-n", type=int, default=25)
+    ap.add_argument("--max-k", type=int, default=6, help="set baselines' k is chosen in 1..max-k on the carve")
     ap.add_argument("--path-text", action="store_true", help="add the path-text feature (MDR query cosine)")
     ap.add_argument("--vector-dropout", type=float, default=0.0, help="training: drop a row's whole vector block with this probability")
     ap.add_argument("--interactions-only", action="store_true", help="matcher without the raw code/candidate vectors")
@@ -169,7 +171,7 @@ def main() -> None:
         sys.exit("--dataset is required")
     if args.data is None and (args.dataset == "entailmentbank" or args.open):
         sys.exit("error: set GRAPHHOP_DATA or pass --data")
-    from graphhop.eval.bgr import BGR_METHODS, BASELINES, choose_shapes
+    from graphhop.eval.bgr import BGR_METHODS, BASELINES, choose_ks, choose_shapes
     from graphhop.eval.experiment import Experiment
     from graphhop.eval.measures import graph_measures
     from graphhop.eval.tasks import bgr_systems, builder_golds
@@ -187,12 +189,14 @@ def main() -> None:
         return add_golden(out, evals, chains, golden, graph_measures(args.ged_timeout), bm25, cache)
     model, card = train_or_load(args, out, train, select, cache)
     shapes = choose_shapes(select, bm25, cache.encode)  # chosen on the carve too
+    ks = choose_ks(select, bm25, model.cfg.encoder, BASELINES, args.max_k)  # the baselines' k: on the carve
+    print(f"# baseline k chosen on {SELECT} ({len(select)} questions): {ks}", file=sys.stderr)
     methods = [*BASELINES, *chains, *BGR_METHODS, *(f"bgr-merge:{r}" for r in MERGE_RULES)]
     result = {"dataset": args.dataset, "train": card.get("train_examples", len(train)), "select": len(select), "train_seconds": card["train_seconds"],
               "selection": card["selection"], "best_epoch": card["best_epoch"], "history": card["history"],
-              "baseline_shapes": shapes, "eval": {}, "latency": {}, **{k: v for k, v in golden.items() if k != "generator"}}
+              "baseline_shapes": shapes, "baseline_k": ks, "eval": {}, "latency": {}, **{k: v for k, v in golden.items() if k != "generator"}}
     for name, exs in evals.items():
-        systems = bgr_systems(model, exs, methods, bm25, cache.encode, shapes, chains)
+        systems = bgr_systems(model, exs, methods, bm25, cache.encode, shapes, chains, ks)
         table = Experiment(graph_measures(args.ged_timeout), report=name, select=SELECT, title=f"{args.dataset} {name}").run(
             systems, [ex.question for ex in exs], builder_golds(exs))
         result["eval"][name] = table.to_json()

@@ -1,9 +1,10 @@
 """BGR and its pool baselines scored on builder examples: each method's evidence graph over a question's pool.
 
-Baselines are handed ``k`` = the gold set size (an oracle size; tables label them so). BM25 is the
-index's BM25 over the collection restricted to the pool; dense and MDR are the index retrievers
-over the pool as an in-memory index (:func:`pool_retriever`); GoldEn is the hop loop over the
-pool (:func:`golden_pool_method`).
+The set baselines (random, BM25, dense, MDR) are the registry's ``pool-<name>`` pipelines
+(:mod:`graphhop.pipeline.pool`) over the pool as an in-memory index (:func:`pool_index`). They are
+handed ``k`` = the gold set size (an oracle size; tables label them so) unless a ``k`` is given,
+e.g. one chosen on a selection split (:func:`choose_ks`). BM25 is the index's BM25 over the
+collection restricted to the pool; GoldEn is the hop loop over the pool (:func:`golden_pool_method`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from graphhop.graph import EvidenceGraph
 from graphhop.retrieve.graphhop import BGRModel, BGRRetriever
 from graphhop.train.bgr_data import BGRExample
 
-__all__ = ["BGR_METHODS", "BASELINES", "depth_key", "evaluate_methods", "pool_retriever", "method_graph",
+__all__ = ["BGR_METHODS", "BASELINES", "depth_key", "evaluate_methods", "pool_index", "pool_retriever", "choose_ks", "chosen_label", "method_graph",
            "golden_generator", "golden_pool_method", "choose_shapes"]
 
 BGR_METHODS = ("bgr-forward", "bgr-backward", "bgr-bidirectional")
@@ -75,41 +76,50 @@ def evaluate_methods(
     return rows
 
 
-def pool_retriever(ex: BGRExample, encoder: str | None = None) -> Any:
-    """Dense retrieval over ``ex``'s pool: the pool as a :class:`~graphhop.index.memory.MemoryIndex` of its
-    cached vectors (the same code as over a whole index; ``encoder`` encodes the queries)."""
+def pool_index(ex: BGRExample, encoder: str | None = None) -> Any:
+    """``ex``'s pool as a :class:`~graphhop.index.memory.MemoryIndex` of its cached vectors (``encoder``
+    encodes the queries of dense retrieval over it), of kind ``pool`` (the registry's ``pool-*`` pipelines)."""
     from graphhop.index.memory import MemoryIndex
-    from graphhop.retrieve.dense import DenseRetriever
 
     index = MemoryIndex.from_texts(ex.pool.ids, ex.pool.texts, sparse=None, vectors=ex.pool.vectors, model=encoder)
-    return DenseRetriever(index)
+    index.manifest["doc_type"] = "pool"
+    return index
+
+
+def pool_retriever(ex: BGRExample, encoder: str | None = None) -> Any:
+    """Dense retrieval over ``ex``'s pool (:func:`pool_index`): the same code as over a whole index."""
+    from graphhop.retrieve.dense import DenseRetriever
+
+    return DenseRetriever(pool_index(ex, encoder))
+
+
+def baseline_ids(method: str, ex: BGRExample, k: int, bm25: Any = None, encoder: str | None = None, seed: int = 13) -> list[str]:
+    """The top ``k`` pool ids of a set baseline: the registry's ``pool-<method>`` pipeline over :func:`pool_index`
+    (dense searches with the cached question vector, BM25 and MDR with the example's query)."""
+    from graphhop.pipeline.registry import build_pipeline
+
+    pipe = build_pipeline(f"pool-{method}", pool_index(ex, encoder), k=k, bm25=bm25, seed=seed, key=ex.id)
+    return pipe.topk(ex.query, ex.question_vec) if method == "dense" else pipe.topk(ex.query)
 
 
 def method_graph(method: str, ex: BGRExample, ret: BGRRetriever | None = None, bm25: Any = None,
                  shapes: dict[str, str] | None = None, chains: dict[str, Callable[[BGRExample, int], list[str]]] | None = None,
-                 seed: int = 13) -> EvidenceGraph:
-    """The evidence graph one method retrieves from ``ex``'s pool: a baseline (``k`` = the gold set
-    size, drawn as ``shapes[method]``), a ``chains`` baseline, ``bgr-<mode>`` or ``bgr-merge:<rule>``.
-    ``dense`` and ``mdr`` (beam 3) run the index code over the pool (:func:`pool_retriever`)."""
-    from graphhop.retrieve.baselines import ids_to_graph, random_topk
-    from graphhop.retrieve.mdr import MDRRetriever
+                 seed: int = 13, ks: dict[str, int] | None = None) -> EvidenceGraph:
+    """The evidence graph one method retrieves from ``ex``'s pool: a baseline (``k`` = ``ks[method]``,
+    by default the gold set size, drawn as ``shapes[method]``), a ``chains`` baseline, ``bgr-<mode>``
+    or ``bgr-merge:<rule>``. Set baselines are the registry's pool pipelines (:func:`baseline_ids`;
+    MDR: beam 3, its chain is its graph)."""
+    from graphhop.retrieve.baselines import ids_to_graph
 
     shapes, chains = shapes or {}, chains or {}
-    k = len(ex.gold.evidence_ids)
+    k = (ks or {}).get(method) or len(ex.gold.evidence_ids)
     texts = dict(zip(ex.pool.ids, ex.pool.texts))
     facts = dict(zip(ex.pool.ids, ex.pool.facts))
     shape = shapes.get(method, "chain")
-    if method == "random":
-        return ids_to_graph(ex.question, random_topk(ex.pool.ids, k, f"{seed}|{ex.id}"), texts, shape, facts)
-    if method == "bm25":
-        return ids_to_graph(ex.question, bm25.topk(ex.query, ex.pool.ids, ex.pool.texts, k), texts, shape, facts)
     encoder = ret.cfg.encoder if ret is not None else None
-    if method == "dense":
-        hits = pool_retriever(ex, encoder).search_vectors(ex.question_vec[None, :], k)[0]
-        return ids_to_graph(ex.question, [h.id for h in hits], texts, shape, facts)
-    if method == "mdr":
-        chain = MDRRetriever(pool_retriever(ex, encoder), hops=min(k, len(ex.pool.ids)), beam=3).retrieve_chains([ex.query])[0][0]
-        return ids_to_graph(ex.question, list(chain.ids), texts, "chain", facts)
+    if method in BASELINES:
+        ids = baseline_ids(method, ex, k, bm25, encoder, seed)
+        return ids_to_graph(ex.question, ids, texts, "chain" if method == "mdr" else shape, facts)
     if method in chains:
         return ids_to_graph(ex.question, chains[method](ex, k), texts, "chain", facts)
     if ret is not None and method in BGR_METHODS:
@@ -118,6 +128,31 @@ def method_graph(method: str, ex: BGRExample, ret: BGRRetriever | None = None, b
         return ret.retrieve_pool(ex.question, ex.pool, ex.question_vec, mode="bidirectional",
                                  merge=method.split(":", 1)[1], query=ex.query)
     raise InputError(f"unknown method {method!r}" + ("" if ret is not None or not method.startswith("bgr") else " (no BGR model)"))
+
+
+def chosen_label(method: str, k: int) -> str:
+    """The table name of a baseline run with a ``k`` chosen on the selection split."""
+    return f"{method} (k={k} chosen on selection)"
+
+
+def choose_ks(examples: Sequence[BGRExample], bm25: Any = None, encoder: str | None = None,
+              methods: Sequence[str] = BASELINES, max_k: int = 6, seed: int = 13) -> dict[str, int]:
+    """For each set baseline, the ``k`` in 1..``max_k`` with the best mean evidence F1 on ``examples``
+    (a selection split, never a reported one; ties: the smaller k)."""
+    from graphhop.metrics.graph import set_scores
+
+    if not examples:
+        raise InputError("choosing k needs selection examples")
+    out = {}
+    for m in methods:
+        best = (0, -1.0)
+        for k in range(1, max_k + 1):
+            f1 = float(np.mean([set_scores(baseline_ids(m, ex, k, bm25, encoder, seed), ex.gold.evidence_ids).f1
+                                for ex in examples]))
+            if f1 > best[1] + 1e-12:
+                best = (k, f1)
+        out[m] = best[0]
+    return out
 
 
 def golden_generator(generator_dir: str | Path) -> Any:

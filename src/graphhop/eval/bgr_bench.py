@@ -293,7 +293,8 @@ def results_markdown(result: dict[str, Any]) -> str:
     md = [f"## {ds}", "", f"train {result['train']} questions, selection {result['select']} (a chain-disjoint carve of "
           f"train); training {result['train_seconds']} s; chosen: thresholds fwd {sel.get('threshold_forward')} / bwd "
           f"{sel.get('threshold_backward')}, max matches per step fwd {sel.get('max_branch')} / bwd "
-          f"{sel.get('max_branch_backward')}, merge `{sel.get('merge')}`; baseline graph shapes {result['baseline_shapes']}", ""]
+          f"{sel.get('max_branch_backward')}, merge `{sel.get('merge')}`; baseline graph shapes {result['baseline_shapes']}"
+          + (f", baseline k chosen on the carve {result['baseline_k']}" if result.get('baseline_k') else ""), ""]
     for name, tj in result["eval"].items():
         t = Table(tj["title"], tj["measures"], tj["rows"], tj.get("groups", {}))
         md += [f"### {ds} {name} (closed pools)", "", t.markdown(), "", "By graph type:", "", t.markdown("type"), "",

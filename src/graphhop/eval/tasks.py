@@ -129,19 +129,24 @@ def suite_task(folder: str | Path) -> tuple[list[str], list[Gold], dict[str, str
 
 
 def bgr_systems(model: Any, examples: Sequence[Any], methods: Sequence[str], bm25: Any = None,
-                encode: Any = None, shapes: dict[str, str] | None = None, chains: dict[str, Any] | None = None) -> dict[str, Any]:
+                encode: Any = None, shapes: dict[str, str] | None = None, chains: dict[str, Any] | None = None,
+                ks: dict[str, int] | None = None) -> dict[str, Any]:
     """One :class:`~graphhop.eval.experiment.System` per BGR method or pool baseline over ``examples``' own pools
-    (:func:`graphhop.eval.bgr.method_graph`); set baselines are labelled oracle (:data:`ORACLE_K`)."""
+    (:func:`graphhop.eval.bgr.method_graph`); set baselines are labelled oracle (:data:`ORACLE_K`). ``ks``
+    (a k per baseline chosen on a selection split, :func:`graphhop.eval.bgr.choose_ks`) adds a row
+    ``<method> (k=<k> chosen on selection)`` right after that baseline's oracle row."""
     from graphhop.eval.experiment import System
     from graphhop.eval.measures import Prediction
     from graphhop.retrieve.graphhop import BGRRetriever
-    from graphhop.eval.bgr import BASELINES, method_graph
+    from graphhop.eval.bgr import BASELINES, chosen_label, method_graph
 
     ret = BGRRetriever(model, encode=encode) if model is not None else None
     out = {}
     for m in methods:
-        def predict(questions: list[str], m: str = m) -> list[Prediction]:
-            return [Prediction(graph=method_graph(m, ex, ret, bm25, shapes, chains)) for ex in examples]
+        def predict(questions: list[str], m: str = m, k: dict[str, int] | None = None) -> list[Prediction]:
+            return [Prediction(graph=method_graph(m, ex, ret, bm25, shapes, chains, ks=k)) for ex in examples]
 
         out[m] = System(predict, ORACLE_K if m in BASELINES or m in (chains or {}) else "")
+        if m in BASELINES and m in (ks or {}):
+            out[chosen_label(m, ks[m])] = System(lambda qs, m=m: predict(qs, m, {m: ks[m]}))
     return out

@@ -20,12 +20,14 @@ from graphhop.core import GraphhopError, InputError
 __all__ = ["KINDS", "PIPELINE_MODULES", "PipelineSpec", "register", "build_pipeline", "pipeline_names", "pipeline_spec",
            "index_kind", "DEFAULT_BY_KIND", "default_pipeline"]
 
-#: The kinds of knowledge index a pipeline can run over (an index's manifest ``doc_type``).
-KINDS = ("facts", "passages")
+#: The kinds of knowledge index a pipeline can run over (an index's manifest ``doc_type``); ``pool``: one
+#: question's candidate pool as a tiny in-memory index (:func:`graphhop.eval.bgr.pool_index`), for the
+#: closed-pool baselines only.
+KINDS = ("facts", "passages", "pool")
 
 #: Modules whose import registers pipelines (the built-in methods first).
 PIPELINE_MODULES: list[str] = ["graphhop.pipeline.builtin", "graphhop.pipeline.kgqa", "graphhop.pipeline.llm",
-                               "graphhop.pipeline.ssg", "graphhop.pipeline.text"]
+                               "graphhop.pipeline.ssg", "graphhop.pipeline.text", "graphhop.pipeline.pool"]
 
 
 @dataclass(frozen=True)
@@ -42,7 +44,7 @@ _REGISTRY: dict[str, PipelineSpec] = {}
 _loaded = False
 
 
-def register(name: str, factory: Callable[..., Any], kinds: tuple[str, ...] = KINDS, help: str = "") -> None:
+def register(name: str, factory: Callable[..., Any], kinds: tuple[str, ...] = ("facts", "passages"), help: str = "") -> None:
     """Add the pipeline ``name``; ``factory(index, **options)`` builds it (a :class:`~graphhop.core.Stage`).
 
     Registering the same name twice with another factory is an error (one spelling per composition).
