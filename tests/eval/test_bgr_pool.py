@@ -93,3 +93,28 @@ def test_k_is_chosen_on_selection_examples_only_and_labelled_apart_from_oracle(b
     assert chosen["P"] == pytest.approx(1.0) and chosen["R"] == pytest.approx(0.5)
     with pytest.raises(InputError):
         Experiment(graph_measures(0.05), report="dev", select="dev")
+
+
+def test_selection_ks_choose_on_the_models_selection_split_and_say_when_it_is_missing(tmp_path) -> None:
+    """eval-bgr's chosen-k rows: k comes from the card's selection split (the train carve here), and a
+    folder without that split is one InputError naming the way out."""
+    import json
+
+    from graphhop.eval.bgr import selection_ks
+    from graphhop.train.bgr_data import EmbeddingCache
+
+    def record(i: int) -> dict:  # chain c asked three times; its gold graph: two sentences in a row
+        c = i % 20
+        ev = [{"id": f"e{j}", "text": f"fact {j} of chain {c}", "facts": [[f"h{c}", f"r{j}", f"t{c}"]]} for j in (0, 1)]
+        graph = {"root": ROOT, "question": "q", "nodes": [{**e, "kind": "evidence"} for e in ev],
+                 "edges": [[ROOT, "e0"], ["e0", "e1"]]}
+        return {"id": f"t{i}", "question": f"question {i} on chain {c}", "answers": [f"t{c}"], "hops": 2,
+                "evidence": ev, "graph": graph}
+
+    (tmp_path / "train.jsonl").write_text("".join(json.dumps(record(i)) + "\n" for i in range(60)))
+    emb = EmbeddingCache(tmp_path / "cache", None)
+    ks = selection_ks(tmp_path, {"select_split": "train-carve"}, ["bm25", "bgr-forward"], emb, sample=6)
+    assert ks == {"bm25": 2}  # every gold graph holds two sentences
+    with pytest.raises(InputError, match="dev.jsonl: no such file.*--oracle-k-only"):
+        selection_ks(tmp_path, {"select_split": "dev"}, ["bm25"], emb)
+    assert selection_ks(tmp_path, {"select_split": "dev"}, ["bgr-forward"], emb) == {}

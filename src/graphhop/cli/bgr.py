@@ -23,16 +23,19 @@ def eval_bgr(
     split: str = typer.Option("dev", help="Split reported: dev or test (a folder's <split>.jsonl)."),
     sample: Optional[int] = typer.Option(None, "--sample", help="Score N questions spread evenly over the split (stride)."),
     methods: str = typer.Option("random,bm25,dense,mdr,bgr-forward,bgr-backward,bgr-bidirectional",
-                                help="Comma-separated methods (baselines use k = gold set size: labelled oracle)."),
+                                help="Comma-separated methods (baselines: a row with k = gold set size, labelled oracle, and one with k chosen on selection)."),
     cache: Path = typer.Option(Path("runs/bgr-cache"), help="Where encoder vectors are cached."),
     as_json: bool = typer.Option(False, "--json", help="Print the full JSON (per type and per depth)."),
     threads: int = typer.Option(2, help="Torch CPU threads."),
+    choose_k: bool = typer.Option(True, "--choose-k/--oracle-k-only",
+                                  help="Add each baseline's row with k chosen on the model's selection split."),
 ) -> None:
     """Score BGR and the baselines: evidence-set EM/P/R/F1, GM, GS, GED per graph type and depth.
 
     The split the model chose its thresholds and merge rule on (its card's ``select_split``) cannot
     be the split reported.
     """
+    from graphhop.eval.bgr import selection_ks
     from graphhop.eval.experiment import Experiment, stride_sample
     from graphhop.eval.measures import GRAPH
     from graphhop.eval.tasks import bgr_systems, builder_golds, check_split
@@ -51,7 +54,9 @@ def eval_bgr(
     recs = stride_sample(builder_records(data, split), sample)
     examples = load_examples(recs, emb, None, progress=True)
     bm25 = PoolBM25(dict.fromkeys(e["text"] for r in recs for e in r["evidence"]))
-    systems = bgr_systems(bgr, examples, [m.strip() for m in methods.split(",") if m.strip()], bm25, emb.encode)
+    names = [m.strip() for m in methods.split(",") if m.strip()]
+    ks = selection_ks(data, card, names, emb) if choose_k else None
+    systems = bgr_systems(bgr, examples, names, bm25, emb.encode, ks=ks)
     table = experiment.run(systems, [ex.question for ex in examples], builder_golds(examples))
     emb.save()
     typer.echo(table.dumps() if as_json else table.markdown() + "\n\n" + table.markdown("type"))

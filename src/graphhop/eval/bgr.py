@@ -21,7 +21,7 @@ from graphhop.retrieve.graphhop import BGRModel, BGRRetriever
 from graphhop.train.bgr_data import BGRExample
 
 __all__ = ["BGR_METHODS", "BASELINES", "depth_key", "evaluate_methods", "pool_index", "pool_retriever", "choose_ks", "chosen_label", "method_graph",
-           "golden_generator", "golden_pool_method", "choose_shapes"]
+           "golden_generator", "golden_pool_method", "choose_shapes", "selection_ks"]
 
 BGR_METHODS = ("bgr-forward", "bgr-backward", "bgr-bidirectional")
 BASELINES = ("random", "bm25", "dense", "mdr")
@@ -153,6 +153,33 @@ def choose_ks(examples: Sequence[BGRExample], bm25: Any = None, encoder: str | N
                 best = (k, f1)
         out[m] = best[0]
     return out
+
+
+def selection_ks(data: Path, card: dict[str, Any], methods: Sequence[str], emb: Any, sample: int = 100,
+                 max_k: int = 6) -> dict[str, int]:
+    """The ``k`` of each set baseline in ``methods``, chosen (:func:`choose_ks`) on the split the BGR model
+    chose its own settings on (its card's ``select_split``: ``train-carve`` = the chain-disjoint carve of the
+    builder folder's train, as ``graphhop train bgr`` made it; ``dev``), ``sample`` questions at most."""
+    from graphhop.datasets.builder import read_records
+    from graphhop.datasets.splits import carve_selection
+    from graphhop.eval.experiment import stride_sample
+    from graphhop.retrieve.baselines import PoolBM25
+    from graphhop.train.bgr_data import load_examples
+
+    base = [m for m in methods if m in BASELINES]
+    if not base:
+        return {}
+    where = card.get("select_split", "dev")
+    path = Path(data) / ("train.jsonl" if where == "train-carve" else "dev.jsonl")
+    if not path.exists():
+        raise InputError(f"{path}: no such file (the baselines' k is chosen on {where}; or pass --oracle-k-only)")
+    recs = list(read_records(path))
+    recs = carve_selection(recs, every=10, limit=sample)[0] if where == "train-carve" else stride_sample(recs, sample)
+    if not recs:
+        raise InputError(f"{data}: no selection questions ({where}) to choose the baselines' k on")
+    examples = load_examples(recs, emb, None, progress=False)
+    bm25 = PoolBM25(dict.fromkeys(e["text"] for r in recs for e in r["evidence"]))
+    return choose_ks(examples, bm25, getattr(emb, "model_name", None), base, max_k)
 
 
 def golden_generator(generator_dir: str | Path) -> Any:
