@@ -22,30 +22,34 @@ from graphhop.eval.script import run_script
 
 def main() -> None:
     """Build (or open) the WorldTree index, choose the baselines' k on the carve, run the Experiment."""
-    from graphhop.eval.golden import DEFAULT_INDEX_DIR, open_or_build_index
+    from graphhop.eval.golden import DEFAULT_INDEX_DIR
     from graphhop.eval.leaves import choose_k, evaluate_leaves, leaf_systems
     from graphhop.models.encoder import set_threads
     from graphhop.retrieve.leaves import LeafRetriever
+    from graphhop.train.leaf_encoder import open_leaf_index
     from graphhop.train.leaves import dev_examples, selection_examples
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--split", default="dev")
     parser.add_argument("--index-dir", type=Path, default=DEFAULT_INDEX_DIR)
-    parser.add_argument("--head", default=None, help="A leaf head dir (default: the shipped one).")
+    parser.add_argument("--head", default=None, help="A leaf head dir (default: the shipped one for the encoder).")
+    parser.add_argument("--encoder", choices=("fine-tuned", "base"), default="fine-tuned",
+                        help="The fine-tuned MiniLM (`graphhop train leaf-encoder`; falls back to base with a warning "
+                             "when not cached) or the frozen MiniLM.")
     parser.add_argument("--sample", type=int, default=None, help="Questions taken evenly over the split (default all).")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--out", type=Path, default=None, help="Write the table as JSON here.")
     args = parser.parse_args()
     set_threads(args.threads)
     root = data_root()
-    corpus = root / "entailmentbank" / "worldtree_corpus_sentences_extended.json"
-    index = open_or_build_index("entailmentbank", corpus, args.index_dir, progress=True)
+    index, head = open_leaf_index(root, args.index_dir, fine_tuned=args.encoder == "fine-tuned", progress=True)
     examples = stride_sample(dev_examples(root, args.split), args.sample)
     carve = selection_examples(index, root)
     fixed = {m: choose_k(index, m, carve) for m in ("bm25", "dense", "hybrid")}
-    systems = leaf_systems(index, examples, LeafRetriever(index, args.head), fixed)
+    systems = leaf_systems(index, examples, LeafRetriever(index, args.head or head), fixed)
     table = evaluate_leaves(index, examples, systems, args.split)
     table.meta["k_chosen_on_carve"] = fixed
+    table.meta["encoder"] = index.model
     print(table.markdown())
     print()
     print(table.markdown("leaves"))

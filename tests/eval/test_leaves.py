@@ -23,3 +23,17 @@ def test_unmapped_leaves_stay_in_the_gold_and_count_as_misses():
     assert row["evidence R"] == pytest.approx((1 / 3) / 2)
     assert row["evidence F1"] == pytest.approx((2 * 0.5 * (1 / 3) / (0.5 + 1 / 3)) / 2)
     assert row["size"] == pytest.approx(1.0)
+
+
+def test_deep_recall_measures_the_first_stage_ranking():
+    from graphhop.core import Hit
+    from graphhop.eval.leaves import LEAF_MEASURES, leaf_golds
+    from graphhop.eval.measures import Prediction, get_measure
+    from graphhop.train.leaves import LeafExample
+
+    assert "R@25" in LEAF_MEASURES and "R@50" in LEAF_MEASURES
+    golds = leaf_golds([LeafExample("a", "q", ["g1", "g2"], 2)])
+    ranking = [Hit(f"x{i}", 1.0) for i in range(30)]
+    ranking[20], ranking[29] = Hit("g1", 1.0), Hit("g2", 1.0)
+    pred = [Prediction(ranking=ranking)]
+    assert get_measure("R@25").score(pred, golds) == [0.5] and get_measure("R@50").score(pred, golds) == [1.0]

@@ -20,7 +20,19 @@ from graphhop.train.leaves import LeafExample, leaf_f1
 
 __all__ = ["LEAF_MEASURES", "leaf_golds", "choose_k", "leaf_systems", "evaluate_leaves"]
 
-LEAF_MEASURES = ("evidence P", "evidence R", "evidence F1", "size", "R@5", "R@10")
+LEAF_MEASURES = ("evidence P", "evidence R", "evidence F1", "size", "R@5", "R@10", "R@25", "R@50")
+
+
+def _register_deep_recall() -> None:
+    """``R@25`` / ``R@50`` (the first stage's recall before a set is chosen), registered once."""
+    from graphhop.eval.measures import Measure, _MEASURES, _recall, register_measure
+
+    for k in (25, 50):
+        if f"R@{k}" not in _MEASURES:
+            register_measure(Measure(f"R@{k}", "ranking", f"share of gold passages in the top {k}", _recall("R", k)))
+
+
+_register_deep_recall()
 
 
 def _bucket(n: int) -> str:
@@ -62,7 +74,7 @@ def leaf_systems(index: Any, examples: Sequence[LeafExample], retriever: Any = N
 
     def top_k(method: str, k: int | None) -> System:
         def predict(qs: list[str]) -> list[Prediction]:
-            rankings = _rankings(index, method, qs, max(10, max(ex.n_gold for ex in examples)))
+            rankings = _rankings(index, method, qs, max(50, max(ex.n_gold for ex in examples)))
             return [Prediction(ranking=r, graph=_star(q, [h.id for h in r[: k or ex.n_gold]]))
                     for q, r, ex in zip(qs, rankings, examples)]
 
