@@ -68,3 +68,50 @@ def test_the_rest_of_the_fit_half_is_disjoint_from_selection_and_from_the_report
     assert all(is_selection(ex.question) for ex in sel) and not any(is_selection(ex.question) for ex in rest)
     with pytest.raises(InputError):
         selection_examples("pq-2h", data_dir, rest=True)
+
+
+def _small_copy(data_dir: Path, root: Path, name: str, every: int) -> int:
+    """A test file of ``name`` (every ``every``-th dev line, MetaQA's qtype file aligned) beside a KB cut to
+    the facts around those questions' entities, under ``root``; returns the number of distinct questions."""
+    import re
+
+    from graphhop.datasets.kgqa import DATASETS
+
+    spec = DATASETS[name]
+    lines = (data_dir / spec.questions.format(split="dev")).read_text(encoding="utf-8").splitlines()
+    picked = list(range(0, len(lines), every))
+    for pattern in filter(None, (spec.questions, spec.qtypes)):
+        src = (data_dir / pattern.format(split="dev")).read_text(encoding="utf-8").splitlines()
+        dst = root / pattern.format(split="test")
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        dst.write_text("\n".join(src[i] for i in picked) + "\n", encoding="utf-8")
+    names = {w.strip() for i in picked for w in re.split(r"[\t#*/|\[\]]", lines[i]) if w.strip()}
+    kb = (data_dir / spec.kb).read_text(encoding="utf-8").splitlines()
+    split = (lambda s: s.split("|")) if spec.family == "metaqa" else (lambda s: s.split("\t"))
+    near = {x for line in kb for x in (split(line)[0], split(line)[-1]) if names & {split(line)[0], split(line)[-1]}}
+    (root / spec.kb).parent.mkdir(parents=True, exist_ok=True)
+    (root / spec.kb).write_text("\n".join(line for line in kb if near & {split(line)[0], split(line)[-1]}) + "\n",
+                                encoding="utf-8")
+    return len({lines[i].split("\t")[0] for i in picked})
+
+
+@pytest.mark.data
+@pytest.mark.slow
+def test_every_dataset_reads_a_test_file_placed_beside_dev(data_dir: Path, tmp_path: Path) -> None:
+    """``eval-qa DATASET --split test`` for every dataset of ``graphhop datasets``: a few dev lines copied as
+    the test file (MetaQA: ``qa_test.txt`` + ``qa_test_qtype.txt``), all of them evaluated, types kept."""
+    from graphhop.datasets.kgqa import DATASETS
+
+    for name, spec in DATASETS.items():
+        root = tmp_path / name
+        every = 400 if spec.family == "metaqa" else 12 if name.startswith("wc") else 25
+        n = _small_copy(data_dir, root, name, every)
+        result = CliRunner().invoke(app, ["eval-qa", name, "--split", "test", "--data", str(root), "--hops", str(max(spec.hops, 2)),
+                                          "--json"])
+        assert result.exit_code == 0, (name, result.output[-500:])
+        out = json.loads(result.output[result.output.index('{"dataset"'):])
+        assert (out["dataset"], out["split"]) == (name, "test") and out["n"] == out["of"] == n, name
+        assert sum(b["n"] for b in out["by_qtype"].values()) == n and "note" not in out, name
+        if spec.family == "metaqa":
+            assert all("_to_" in t for t in out["by_qtype"]), name
+        assert out["answer_hits1"] > 0, name

@@ -42,6 +42,16 @@ def test_detect_qtype_matches_every_demo_label() -> None:
     assert detect_qtype("What is the number of countries bordering Spain?") == "count"
 
 
+def test_requests_are_not_yes_no_questions() -> None:
+    # "can you name ..." asks for an answer (MetaQA-1H selection questions abstained as yes/no claims)
+    for q in ("can you name a film directed by [Stuart Townsend]", "can you describe movie [Jam] in a few words",
+              "Could you please tell me who directed Jam?", "can you give a few words describing what [Jam] is about"):
+        assert detect_qtype(q) == "query", q
+    for q in ("Can you tell me whether Paris is in France?", "could you tell me if Jam is a drama",
+              "Can Mozart play the piano?", "Can you swim?"):
+        assert detect_qtype(q) == "boolean", q
+
+
 def test_detect_relation_questions() -> None:
     # the KQA Pro realizer's QueryRelation wording, and natural forms
     q = "How is Okechukwu UCHEBO related to Belgium (whose plays for country is Anthony VANDEN BORRE)?"

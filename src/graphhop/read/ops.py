@@ -75,11 +75,16 @@ CUES = {
     "relation": "'how is/are A related to B', 'how are A and B related', or 'what is the relation(ship) between A and B'",
     "count": "contains 'how many', or starts with '(what is) (the) number of' or 'count'",
     "comparison": "contains ' or ' and a comparative/superlative word (earlier, greater, more, older, ...)",
-    "boolean": "starts with an auxiliary verb (is, was, are, were, does, do, did, has, have, can, ...) and has no ' or '",
+    "boolean": "starts with an auxiliary verb (is, was, are, were, does, do, did, has, have, can, ...) and has no ' or ', "
+               "unless it is a request ('can you name / tell me / describe ...', not followed by 'if' or 'whether')",
     "query": "anything else",
 }
 
 
+#: ``Can you name a film directed by X?``, ``could you tell me who ...``: a request for an answer, not a yes/no
+#: question (``can you tell me whether ...`` stays yes/no).
+_REQUEST = re.compile(r"^(?:can|could|would|will) you (?:please )?(?:name|tell|give|list|describe|identify|mention|"
+                      r"provide|say|show|find|suggest|recommend|think of|point)\b(?!.*\b(?:if|whether)\b)")
 _COUNT_NUMBER = re.compile(r"^(?:what is |what's )?(?:the )?(?:total )?number of\b")
 _RELATED_TO = re.compile(r"^how (?:is|are|was|were) (?P<a>.+?) (?:related|connected) to (?P<b>.+?)[\s?.!]*$", re.I)
 _RELATED = re.compile(r"^how (?:are|were) (?P<ab>.+?) (?:related|connected)[\s?.!]*$", re.I)
@@ -103,7 +108,7 @@ def detect_qtype(question: str) -> str:
         return "count"
     if " or " in q and (set(words) & (_MIN | _MAX)):
         return "comparison"
-    if words[0] in _AUX and " or " not in q:  # "is X a man or a woman?" is a choice: a query
+    if words[0] in _AUX and " or " not in q and not _REQUEST.match(" ".join(words)):  # "is X a man or a woman?": a choice
         return "boolean"
     return "query"
 
