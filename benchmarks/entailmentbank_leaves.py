@@ -42,11 +42,11 @@ def main() -> None:
     args = parser.parse_args()
     set_threads(args.threads)
     root = data_root()
-    index, head = open_leaf_index(root, args.index_dir, fine_tuned=args.encoder == "fine-tuned", progress=True)
+    index = open_leaf_index(root, args.index_dir, fine_tuned=args.encoder == "fine-tuned", progress=True)
     examples = stride_sample(dev_examples(root, args.split), args.sample)
     carve = selection_examples(index, root)
     fixed = {m: choose_k(index, m, carve) for m in ("bm25", "dense", "hybrid")}
-    systems = leaf_systems(index, examples, LeafRetriever(index, args.head or head), fixed)
+    systems = leaf_systems(index, examples, LeafRetriever(index, args.head), fixed)
     table = evaluate_leaves(index, examples, systems, args.split)
     table.meta["k_chosen_on_carve"] = fixed
     table.meta["encoder"] = index.model

@@ -81,6 +81,7 @@ def test_a_tiny_fine_tune_saves_a_model_that_ranks_the_gold_leaf_higher(tmp_path
 
 
 def test_without_a_cached_encoder_the_frozen_index_and_shipped_head_are_used_with_a_warning(tmp_path, monkeypatch):
+    from graphhop.retrieve.leaves import DEFAULT_HEAD, default_head
     from graphhop.train.leaf_encoder import open_leaf_index
 
     monkeypatch.setenv("GRAPHHOP_CACHE", str(tmp_path / "cache"))
@@ -90,7 +91,7 @@ def test_without_a_cached_encoder_the_frozen_index_and_shipped_head_are_used_wit
     (eb / "worldtree_corpus_sentences_extended.json").write_text(json.dumps(
         {"ET_addon:0": "DUMMY", "a": "a constellation contains stars", "b": "a bird has feathers"}), encoding="utf-8")
     with pytest.warns(UserWarning, match="no fine-tuned leaf encoder"):
-        index, head = open_leaf_index(tmp_path / "data", tmp_path / "idx")
-    assert head is None and index.has_dense and sorted(d.id for d in index.docs.docs) == ["a", "b"]
-    frozen, head = open_leaf_index(tmp_path / "data", tmp_path / "idx", fine_tuned=False)
-    assert head is None and frozen.path == index.path
+        index = open_leaf_index(tmp_path / "data", tmp_path / "idx")
+    assert default_head(index) == DEFAULT_HEAD and index.has_dense and sorted(d.id for d in index.docs.docs) == ["a", "b"]
+    frozen = open_leaf_index(tmp_path / "data", tmp_path / "idx", fine_tuned=False)
+    assert frozen.path == index.path

@@ -403,7 +403,7 @@ def train_leaves(
     if pool < 1 or hidden < 1 or epochs < 1:
         raise InputError("--pool, --hidden and --epochs must be positive")
     root = data_root(data)
-    index, _ = open_leaf_index(root, index_dir, fine_tuned=encoder, train=True, progress=True)
+    index = open_leaf_index(root, index_dir, fine_tuned=encoder, train=True, progress=True)
     card = train_leaf_head(index, root, out, pool=pool, hidden=hidden, epochs=epochs, seed=seed, rollout=rollout)
     card.pop("grid")
     typer.echo(json.dumps(card, indent=1))
@@ -423,7 +423,7 @@ def train_leaf_encoder(
 
     set_threads(threads)
     root = data_root(data)
-    index, _ = open_leaf_index(root, index_dir, fine_tuned=True, train=True, progress=True)
+    index = open_leaf_index(root, index_dir, fine_tuned=True, train=True, progress=True)
     enc = leaf_encoder_dir(root)
     card = json.loads((enc / "graphhop_card.json").read_text(encoding="utf-8"))
     typer.echo(json.dumps({"encoder": str(enc), "index": str(index.path), **card}, indent=1))

@@ -31,10 +31,20 @@ import numpy as np
 
 from graphhop.core import Hit, InputError, Ranking, Stage
 
-__all__ = ["FEATURES", "LeafHead", "LeafSearch", "LeafRetriever", "content_words", "leaf_features", "DEFAULT_HEAD"]
+__all__ = ["FEATURES", "LeafHead", "LeafSearch", "LeafRetriever", "content_words", "leaf_features", "DEFAULT_HEAD",
+           "FINE_TUNED_HEAD", "default_head"]
 
 #: The shipped head (trained on EntailmentBank train trees; see RESULTS, issue 13, session 3).
 DEFAULT_HEAD = Path(__file__).resolve().parent.parent / "weights" / "eb-leaves"
+#: The head trained over the index of the fine-tuned encoder (:mod:`graphhop.train.leaf_encoder`; session 4).
+FINE_TUNED_HEAD = Path(__file__).resolve().parent.parent / "weights" / "eb-leaves-ft"
+
+
+def default_head(index: Any) -> Path:
+    """The shipped head that goes with ``index``'s encoder: the fine-tuned one's head for an index encoded by
+    a fine-tuned leaf encoder (a cache dir named ``eb-leaves-*``), else the frozen MiniLM's."""
+    model = Path(str(index.model or "")).name
+    return FINE_TUNED_HEAD if model.startswith("eb-leaves-") and FINE_TUNED_HEAD.is_dir() else DEFAULT_HEAD
 
 #: Feature names, in the order of :func:`leaf_features`' columns.
 FEATURES = ("cos_query", "cos_path", "max_cos_selected", "bm25_norm", "dense_rrank", "bm25_rrank", "prior",
@@ -226,7 +236,13 @@ class LeafRetriever(Stage):
 
     def __init__(self, index: Any, head: LeafHead | str | Path | None = None, pool: int = 30,
                  threshold: float | None = None, max_leaves: int | None = None, mode: str | None = None) -> None:
-        self.head = head if isinstance(head, LeafHead) else LeafHead.load(head)
+        self.head = head if isinstance(head, LeafHead) else LeafHead.load(head or default_head(index))
+        trained_over = self.head.card.get("encoder")
+        if trained_over and trained_over != Path(str(index.model or "")).name:
+            import warnings
+
+            warnings.warn(f"the leaf head was trained over encoder {trained_over}, the index is encoded by "
+                          f"{index.model}: its cosine features will be off", stacklevel=2)
         self.search_engine = LeafSearch(index, pool, self.head.adapter_q, self.head.adapter_d)
         self.threshold = self.head.threshold if threshold is None else threshold
         self.max_leaves = self.head.max_leaves if max_leaves is None else max_leaves

@@ -186,18 +186,14 @@ def ensure_leaf_encoder(index: Any, data_root: str | Path, recipe: EncoderRecipe
     return out
 
 
-#: The leaf head trained over the fine-tuned encoder's index (the frozen MiniLM's head is ``eb-leaves``).
-FINE_TUNED_HEAD = Path(__file__).resolve().parent.parent / "weights" / "eb-leaves-ft"
-
-
 def open_leaf_index(data_root: str | Path, index_dir: str | Path, fine_tuned: bool = True, train: bool = False,
-                    recipe: EncoderRecipe = EncoderRecipe(), progress: bool = False) -> tuple[Any, Path | None]:
-    """The WorldTree index to retrieve leaves from and the leaf head that goes with it.
+                    recipe: EncoderRecipe = EncoderRecipe(), progress: bool = False) -> Any:
+    """The WorldTree index to retrieve leaves from (its leaf head: :func:`graphhop.retrieve.leaves.default_head`).
 
-    With ``fine_tuned``: the index encoded by the fine-tuned encoder (built once under ``index_dir``) and
-    :data:`FINE_TUNED_HEAD`; the encoder is trained first when ``train`` is set and it is not cached.
-    Without a cached encoder (and no ``train``) it warns once and falls back to the frozen MiniLM index and
-    the shipped head (``None``), so nothing breaks where setup did not train it."""
+    With ``fine_tuned``: the index encoded by the fine-tuned encoder (built once under ``index_dir``); the
+    encoder is trained first when ``train`` is set and it is not cached. Without a cached encoder (and no
+    ``train``) it warns and falls back to the frozen MiniLM's index (whose head is the shipped ``eb-leaves``),
+    so nothing breaks where setup did not train it."""
     import warnings
 
     from graphhop.datasets.textqa import iter_worldtree
@@ -209,13 +205,13 @@ def open_leaf_index(data_root: str | Path, index_dir: str | Path, fine_tuned: bo
     corpus = Path(data_root) / "entailmentbank" / "worldtree_corpus_sentences_extended.json"
     base = open_or_build_index("entailmentbank", corpus, Path(index_dir), progress=progress)
     if not fine_tuned:
-        return base, None
+        return base
     enc = leaf_encoder_dir(data_root, recipe)
     if not (enc / "graphhop_card.json").exists():
         if not train:
             warnings.warn(f"no fine-tuned leaf encoder at {enc} (run `graphhop train leaf-encoder` or `make eb-encoder`, "
                           "a few CPU minutes): using the frozen MiniLM and the shipped leaf head", stacklevel=2)
-            return base, None
+            return base
         ensure_leaf_encoder(base, data_root, recipe, progress)
     path = Path(index_dir) / f"entailmentbank-{enc.name}"
 
@@ -223,4 +219,4 @@ def open_leaf_index(data_root: str | Path, index_dir: str | Path, fine_tuned: bo
         return build_index(documents_from_passages(iter_worldtree(corpus)), path, dense=DenseOptions("flat"),
                            model=str(enc), overwrite=True, progress=progress, sources=[str(corpus)])
 
-    return open_or_build(path, build, accept=lambda index: index.has_sparse and index.has_dense), FINE_TUNED_HEAD
+    return open_or_build(path, build, accept=lambda index: index.has_sparse and index.has_dense)

@@ -246,7 +246,7 @@ def train_leaf_head(index: Any, data_root: str | Path, out: str | Path, every: i
                  "fit_trees": len(fit), "select_trees": len(select), "rows": int(len(y)), "positives": int(y.sum()),
                  "train_leaves_unmapped": int(sum(ex.n_gold - len(ex.gold) for ex in fit + select)),
                  "select_f1": round(sel_f1, 4), "pool": pool, "hidden": hidden, "epochs": epochs, "seed": seed,
-                 "adapter_epochs": adapter_epochs, "rollout": rollout,
+                 "adapter_epochs": adapter_epochs, "rollout": rollout, "encoder": Path(str(index.model or "")).name,
                  "seconds": round(time.perf_counter() - t0, 1), "features": list(FEATURES)}
     head.save(out)
     return {**head.card, "mode": head.mode, "threshold": head.threshold, "max_leaves": head.max_leaves, "grid": grid}
