@@ -5,7 +5,8 @@ For each training set of the scorer, an even stride of its selection questions i
 registry's ``kgqa`` pipeline once per value of ``--option`` (default: ``topic_answers``, when it may
 answer with the question's own entity: ``never``, ``no-walk-back``, ``always``; ``answer_order``: how
 the answers of a path are ordered, ``degree`` or ``name``; ``confidence``: what the threshold is
-compared with, ``answer`` or ``path``); the table gives answer Hits@1, right-for-the-right-reason and
+compared with, ``answer`` or ``path``; ``walk_back``: whether a relation walked straight back may return to
+what it came from, ``others`` or ``any``); the table gives answer Hits@1, right-for-the-right-reason and
 the share abstained per set, and the questions right and answered wrong in total.
 
     GRAPHHOP_DATA=../shared/data .venv/bin/python benchmarks/kgqa_rules.py --sample 150
@@ -21,7 +22,8 @@ import json
 
 from graphhop.kgqa.train import TRAIN_SETS
 
-OPTIONS = {"topic_answers": "never,no-walk-back,always", "answer_order": "degree,name", "confidence": "answer,path"}
+OPTIONS = {"topic_answers": "never,no-walk-back,always", "answer_order": "degree,name", "confidence": "answer,path",
+           "walk_back": "others,any"}
 
 
 def main() -> None:

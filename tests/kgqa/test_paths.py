@@ -24,8 +24,17 @@ def test_expand_enumerates_paths_of_every_length_and_scores_them() -> None:
     sigs = {path_signature(s, p.steps) for p in paths}
     assert ("directed_by",) in sigs
     assert ("directed_by", "born_in", "located_in", "currency") in sigs
+    # walking directed_by straight back reaches the *other* films of the director, not Saltwind itself
     target = [p for p in paths if path_signature(s, p.steps) == ("directed_by", "^directed_by")][0]
+    assert [s.entities[e] for e in target.ends] == ["Harbor of Echoes"]
+    assert not any(s.entity_id["Saltwind"] in p.layers[2] for p in paths if len(p.steps) > 2
+                   and path_signature(s, p.steps)[:2] == ("directed_by", "^directed_by"))
+    before = expand(s, start, max_hops=2, beam=50, back_to_start=True)
+    target = [p for p in before if path_signature(s, p.steps) == ("directed_by", "^directed_by")][0]
     assert sorted(s.entities[e] for e in target.ends) == ["Harbor of Echoes", "Saltwind"]
+    # a walk back with nothing else to reach is dropped: Veldaria is the only place in located_in's tail
+    assert ("born_in", "located_in", "^located_in") not in {path_signature(s, p.steps) for p in
+                                                            expand(s, [s.entity_id["Marta Velloso"]], max_hops=3, beam=50)}
     # a scorer that prefers longer paths: the beam keeps its best and every length is returned
     scored = expand(s, start, score=lambda ps: [len(p.steps) for p in ps], max_hops=3, beam=1)
     assert {len(p.steps) for p in scored} == {1, 2, 3}

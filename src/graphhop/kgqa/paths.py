@@ -55,6 +55,7 @@ def expand(
     beam: int = 10,
     max_nodes: int = 2000,
     max_paths: int = 400,
+    back_to_start: bool = False,
 ) -> list[RelPath]:
     """Every relation path of 1..``max_hops`` steps from ``topic`` that the beam keeps, scored.
 
@@ -62,6 +63,11 @@ def expand(
     leaving their end set (sets over ``max_nodes`` entities are expanded from their first
     ``max_nodes`` ids, a deterministic cut). Without ``score`` every path scores 0 and at most
     ``max_paths`` paths of each length are kept (breadth-first order).
+
+    A step that walks the previous relation straight back (``X directed_by D``, then ``^directed_by``)
+    reaches the *other* entities that share it: the entities the previous step came from are left out
+    ("the films that share a director with X" are not X; without this, a third hop answers with X's own
+    year or cast), and a path left with nothing is dropped. ``back_to_start`` keeps them (before).
     """
     start = np.unique(np.asarray(topic, dtype=np.int64))
     frontier = [RelPath((), [start])]
@@ -72,7 +78,12 @@ def expand(
             cur = p.layers[-1][:max_nodes]
             for rel, fwd in store.signed_relations(cur):
                 _, reached = store.step(cur, rel, fwd)
-                new.append(RelPath(p.steps + ((rel, fwd),), p.layers + [np.unique(reached)]))
+                ends = np.unique(reached)
+                if not back_to_start and p.steps and p.steps[-1] == (rel, not fwd):
+                    ends = ends[~np.isin(ends, p.layers[-2])]
+                    if not len(ends):
+                        continue
+                new.append(RelPath(p.steps + ((rel, fwd),), p.layers + [ends]))
         if not new:
             break
         if score is not None:

@@ -33,7 +33,7 @@ from graphhop.kgqa.paths import RelPath, chains, expand, path_signature
 from graphhop.kgqa.scorer import MAX_HOPS, PathScorer
 from graphhop.read.ops import parse_number
 
-__all__ = ["Reading", "KGQA", "expected_kind", "walks_back", "TOPIC_ANSWERS", "ANSWER_ORDERS", "CONFIDENCES"]
+__all__ = ["Reading", "KGQA", "expected_kind", "walks_back", "TOPIC_ANSWERS", "ANSWER_ORDERS", "CONFIDENCES", "WALK_BACKS"]
 
 _VERBALIZE = Verbalizer()
 _NUMBER_Q = re.compile(r"^(?:when|(?:in )?(?:what|which) year|how (?:old|much|long|tall|big|large|far))\b")
@@ -64,6 +64,12 @@ ANSWER_ORDERS = ("degree", "name")
 #: every path reaching the same end entities as the best one (the default), or ``path``, the best
 #: path's own. Chosen on selection data (docs/RESULTS.md, issue 12).
 CONFIDENCES = ("answer", "path")
+
+#: Where a relation walked straight back may lead (``X directed_by D``, then ``^directed_by``): to the
+#: ``others`` that share it, never back to what it came from (the default: "films that share a director
+#: with X" are not X, so a third hop does not answer with X's own year or cast; :func:`graphhop.kgqa.paths.expand`),
+#: or ``any`` (before). Chosen on selection data (docs/RESULTS.md, issue 12).
+WALK_BACKS = ("others", "any")
 
 
 def walks_back(steps: Sequence[tuple[int, bool]]) -> bool:
@@ -99,7 +105,8 @@ class KGQA:
 
     def __init__(self, store: KGStore, scorer: PathScorer | None = None, max_hops: int = 3, beam: int = 10,
                  threshold: float | None = None, max_support: int = 50, topic_answers: str = "no-walk-back",
-                 end_typing: bool = True, answer_order: str = "degree", confidence: str = "answer") -> None:
+                 end_typing: bool = True, answer_order: str = "degree", confidence: str = "answer",
+                 walk_back: str = "others") -> None:
         if not 1 <= max_hops <= MAX_HOPS:
             raise ValueError(f"max_hops must be in 1..{MAX_HOPS}")
         self.store = store
@@ -120,6 +127,9 @@ class KGQA:
         if confidence not in CONFIDENCES:
             raise ValueError(f"confidence must be one of {', '.join(CONFIDENCES)} (got {confidence!r})")
         self.confidence = confidence
+        if walk_back not in WALK_BACKS:
+            raise ValueError(f"walk_back must be one of {', '.join(WALK_BACKS)} (got {walk_back!r})")
+        self.walk_back = walk_back
         self._qcache: dict[str, np.ndarray] = {}
 
     @classmethod
@@ -148,7 +158,7 @@ class KGQA:
             text = masked(question, list(mask) if mask is not None else [mention])
         q = self.question_vector(text)
         paths = expand(self.store, mention.entities, lambda ps: self.scorer.score_paths(q, self.store, ps, text),
-                       max_hops=max_hops or self.max_hops, beam=self.beam)
+                       max_hops=max_hops or self.max_hops, beam=self.beam, back_to_start=self.walk_back == "any")
         topic = set(mention.entities)
         if self.topic_answers != "always":
             paths = [p for p in paths if not set(p.ends.tolist()) <= topic

@@ -19,7 +19,8 @@ __all__ = ["KGQAPipeline", "OPTIONS"]
 #: Options of the ``kgqa`` factory, with their defaults (``k`` and ``model`` are accepted and unused:
 #: it reads the whole KB, not retrieved facts).
 OPTIONS: dict[str, Any] = {"hops": 3, "beam": 10, "threshold": None, "weights": None, "k": None, "model": None,
-                           "reader": None, "topic_answers": "no-walk-back", "answer_order": "degree", "confidence": "answer", "end_typing": True}
+                           "reader": None, "topic_answers": "no-walk-back", "answer_order": "degree", "confidence": "answer", "end_typing": True,
+                           "walk_back": "others"}
 
 
 class KGQAPipeline(Stage):
@@ -29,20 +30,18 @@ class KGQAPipeline(Stage):
 
     def __init__(self, index: Any, hops: int = 3, beam: int = 10, threshold: Optional[float] = None,
                  weights: Optional[str] = None, topic_answers: str = "no-walk-back", answer_order: str = "degree",
-                 confidence: str = "answer", end_typing: bool = True) -> None:
-        from graphhop.kgqa.pipeline import ANSWER_ORDERS, CONFIDENCES, TOPIC_ANSWERS
+                 confidence: str = "answer", end_typing: bool = True, walk_back: str = "others") -> None:
+        from graphhop.kgqa.pipeline import ANSWER_ORDERS, CONFIDENCES, TOPIC_ANSWERS, WALK_BACKS
 
         if not 1 <= hops <= 4:
             raise InputError(f"kgqa reads relation paths of 1..4 hops (got hops={hops})")
-        if topic_answers not in TOPIC_ANSWERS:
-            raise InputError(f"kgqa: topic_answers must be one of {', '.join(TOPIC_ANSWERS)} (got {topic_answers!r})")
+        for name, value, choices in (("topic_answers", topic_answers, TOPIC_ANSWERS), ("answer_order", answer_order, ANSWER_ORDERS),
+                                     ("confidence", confidence, CONFIDENCES), ("walk_back", walk_back, WALK_BACKS)):
+            if value not in choices:
+                raise InputError(f"kgqa: {name} must be one of {', '.join(choices)} (got {value!r})")
         self.index, self.hops, self.beam, self.threshold, self.weights = index, hops, beam, threshold, weights
-        if answer_order not in ANSWER_ORDERS:
-            raise InputError(f"kgqa: answer_order must be one of {', '.join(ANSWER_ORDERS)} (got {answer_order!r})")
-        if confidence not in CONFIDENCES:
-            raise InputError(f"kgqa: confidence must be one of {', '.join(CONFIDENCES)} (got {confidence!r})")
         self.topic_answers, self.answer_order, self.confidence = topic_answers, answer_order, confidence
-        self.end_typing = end_typing
+        self.end_typing, self.walk_back = end_typing, walk_back
         self._kgqa: Any = None
 
     @property
@@ -54,7 +53,7 @@ class KGQAPipeline(Stage):
             self._kgqa = KGQA.from_index(self.index, self.weights, max_hops=self.hops, beam=self.beam,
                                          threshold=self.threshold, topic_answers=self.topic_answers,
                                          answer_order=self.answer_order, confidence=self.confidence,
-                                         end_typing=self.end_typing)
+                                         end_typing=self.end_typing, walk_back=self.walk_back)
         return self._kgqa
 
     def retrieve_graph(self, questions: Sequence[str]) -> list[Any]:
@@ -79,7 +78,7 @@ def _factory(index: Any, **options: Any) -> KGQAPipeline:
     return KGQAPipeline(index, hops=int(opts["hops"]), beam=int(opts["beam"]), threshold=opts["threshold"],
                         weights=opts["weights"], topic_answers=str(opts["topic_answers"]),
                         answer_order=str(opts["answer_order"]), confidence=str(opts["confidence"]),
-                        end_typing=_flag("end_typing", opts["end_typing"]))
+                        end_typing=_flag("end_typing", opts["end_typing"]), walk_back=str(opts["walk_back"]))
 
 
 def _flag(name: str, value: Any) -> bool:
