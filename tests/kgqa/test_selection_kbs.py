@@ -1,4 +1,4 @@
-"""The kgqa selection KBs (``tests/kgqa/data/kg_*``: rivers, software, books): the hand-written domains that
+"""The kgqa selection KBs (``tests/kgqa/data/kg_*``: rivers, software, books, music): the hand-written domains that
 answer typing (:mod:`graphhop.kgqa.end_type`) was developed and tuned on. They are not the reported
 suites (``tests/regression/kg_*``); docs/RESULTS.md (issue 12) says which set chose what."""
 
@@ -19,7 +19,9 @@ TYPES = {"plain", "list", "count", "yes/no", "comparison"}
 #: stored counts and comparisons confident among shared paths (kg_rivers 19/25, kg_software 19/25) less
 #: one question, so a regression fails; without any of it (main before session 3, kgt12) 14/25 each.
 #: kg_books (books, authors, publishers; session 4, kgo12) was measured before anything was chosen on it: 12/24.
-FLOOR = {"kg_rivers": 0.72, "kg_software": 0.72, "kg_books": 0.45}
+#: kg_music (session 4, labels/bands/musicians/universities/places) was measured before any change for it:
+#: 14/25 (main at 5a8daf7), 15/25 with the two-hop typing window.
+FLOOR = {"kg_rivers": 0.72, "kg_software": 0.72, "kg_books": 0.45, "kg_music": 0.56}
 
 
 def test_selection_data_is_well_formed() -> None:
