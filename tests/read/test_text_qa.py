@@ -13,3 +13,19 @@ def test_parse_value_reads_digits_and_number_words():
 def test_split_list_splits_commas_and_and():
     assert split_list("France, Germany and Italy.") == ["France", "Germany", "Italy"]
     assert split_list("The Salt Road") == ["The Salt Road"]
+
+
+def test_numbers_above_twelve_and_thousands_stay_one_value():
+    assert parse_value("for thirty years") == 30.0
+    assert split_list("2,300") == ["2,300"]
+    assert split_list("A, B and C") == ["A", "B", "C"]
+
+
+def test_list_questions_and_comparatives_read_as_the_text_writes_them():
+    from graphhop.read.text_qa import _positive, asks_list
+
+    assert asks_list("Which paintings are kept in the Verrine Gallery?")
+    assert asks_list("Which clubs has Pim Aldous played for?")
+    assert not asks_list("Which river flows past the shipyard?")
+    assert not asks_list("What is the capital of Arland?")
+    assert _positive("Which river is longer, the Ostra?") == "Which river is long, the Ostra?"

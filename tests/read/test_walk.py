@@ -125,3 +125,22 @@ def test_yes_no_claims_hold_only_where_the_text_says_what_the_answer_is():
     assert "Poland" in _after_answer(sentence, "Żelazowa Wola")
     assert "Chopin" not in _after_answer(sentence, "Żelazowa Wola")
     assert _first_sentence("Merrin is a province. It borders Lusk.") == "Merrin is a province."
+
+
+def test_a_definite_description_is_resolved_to_the_entity_named_before_it():
+    docs = [_Doc("c14", "Jory Madsen", "Jory Madsen is a goalkeeper. He has played for Corvel Athletic since 2014. "
+                 "He also captains the club."),
+            _Doc("c08", "Corvel Athletic", "Corvel Athletic is a football club from Rothbury.")]
+    graph = SentenceGraph(_Search(docs))
+    assert graph.sentences("c14")[-1] == "He also captains Corvel Athletic."
+    inverse = [e for e in graph.edges("Corvel Athletic") if e.inverse and e.target == "Jory Madsen"]
+    assert any("captains" in e.label for e in inverse)
+
+
+def test_answer_type_nouns_are_not_agent_nouns():
+    from graphhop.read.walk import _names_type, noun_key
+
+    assert _names_type("The Blue Quay", "is a painting by", frozenset({noun_key("paintings")}))
+    assert not _names_type("Anton Greaves", "was a landscape painter", frozenset({noun_key("paintings")}))
+    assert _names_type("Halcyon", "is a steamship launched", frozenset({noun_key("ships")}))
+    assert not _names_type("Ruth Ebbing", "was a bridge builder born", frozenset({noun_key("bridges")}))

@@ -42,12 +42,15 @@ from graphhop.graph import EvidenceGraph
 from graphhop.models.span_head import FrozenSpanReaderModel
 from graphhop.kb.names import fold_name, name_mentions, name_spans
 
-__all__ = ["Reading", "PathReader", "TextAnswer", "TextQA", "split_list", "parse_value"]
+__all__ = ["asks_list", "Reading", "PathReader", "TextAnswer", "TextQA", "split_list", "parse_value"]
 
 _COMPARE_WORDS = {"before", "after", "earlier", "later", "older", "younger", "bigger", "smaller", "larger", "higher",
                   "lower", "longer", "shorter"}
+_ASKS_NAME = re.compile(r"^\s*(?:who|whom|where)\b", re.I)
 _COUNT = re.compile(r"^how many\b", re.I)
-_NUMBER_WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
+#: Number words (general English): units to twelve and the tens (``thirty seasons``).
+NUMBER_WORDS = {**{w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())},
+                **{w: 10 * i for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), start=2)}}
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,8 @@ class Reading:
     path_score: float
     sentence: str = ""
     holder: str = ""  # the entity the value was read of (walk reader), when known
+    type_fit: float = 0.0  # how well the answer fits the asked type (walk reader; 1 = named so by the text)
+    hops: int = 0  # sentence edges walked to it (walk reader)
 
 
 @dataclass
@@ -85,14 +90,39 @@ def parse_value(text: str) -> float | None:
         except ValueError:
             return None
     for w in re.findall(r"[a-z]+", text.lower()):
-        if w in _NUMBER_WORDS:
-            return float(_NUMBER_WORDS[w])
+        if w in NUMBER_WORDS:
+            return float(NUMBER_WORDS[w])
     return None
+
+
+def asks_list(question: str) -> bool:
+    """Whether ``question`` asks for every item of a plural type (``Which paintings ...``, ``What ships ...``)."""
+    from graphhop.read.facts import answer_type
+
+    asked = (answer_type(question) or "").split()
+    return bool(re.match(r"^\s*(?:which|what)\b", question, re.I)) and bool(asked) and \
+        asked[0].endswith("s") and not asked[0].endswith(("ss", "us", "is"))
+
+
+def _is_number(text: str) -> bool:
+    """Whether ``text`` is only a number (digits, a range of them, or a number word)."""
+    t = text.strip().lower()
+    return t in NUMBER_WORDS or bool(re.fullmatch(r"[\d][\d,.\s\-–]*", t))
+
+
+#: Comparatives read as the adjective a passage writes (``longer`` -> ``long``: ``214 kilometres long``).
+_POSITIVE = {"longer": "long", "shorter": "short", "taller": "tall", "higher": "high", "lower": "low", "bigger": "big",
+             "smaller": "small", "larger": "large", "wider": "wide", "deeper": "deep", "heavier": "heavy"}
+
+
+def _positive(question: str) -> str:
+    """``question`` with its comparatives as plain adjectives (what the text says of each option)."""
+    return re.sub(r"\b(" + "|".join(_POSITIVE) + r")\b", lambda m: _POSITIVE[m.group(1).lower()], question, flags=re.I)
 
 
 def split_list(text: str) -> list[str]:
     """``"A, B and C"`` -> ``["A", "B", "C"]``."""
-    parts = re.split(r",\s*|\s+and\s+|\s*;\s*", text.strip(" ."))
+    parts = re.split(r",(?!\d{3}(?!\d))\s*|\s+and\s+|\s*;\s*", text.strip(" ."))
     return [p.strip() for p in parts if p.strip()]
 
 
@@ -200,12 +230,13 @@ class TextQA:
     """Retrieval over a text index + the path reader + question-type operations (module docstring)."""
 
     def __init__(self, retriever: Any, reader: PathReader | None = None, min_margin: float = 0.0,
-                 count_margin: float = 2.0, list_margin: float = 1.0) -> None:
+                 count_margin: float = 2.0, list_margin: float = 1.0, typed_margin: float = 0.7) -> None:
         self.retriever = retriever
         self.reader = reader or PathReader()
         self.min_margin = min_margin
         self.count_margin = count_margin
         self.list_margin = list_margin
+        self.typed_margin = typed_margin
 
     def _read(self, question: str, query: str | None = None) -> tuple[list[Any], list[Reading]]:
         if hasattr(self.reader, "walk"):  # the walk reader finds its own paths (graphhop.read.walk)
@@ -247,12 +278,34 @@ class TextQA:
 
     def _query(self, question: str, kind: str = "query") -> TextAnswer:
         paths, readings = self._read(question)
+        if _ASKS_NAME.match(question):  # ``who`` / ``where`` asks for a name, never a number
+            readings = [r for r in readings if not _is_number(r.text)]
         best = self._best(readings)
         if best is None or best.margin <= self.min_margin:
             return self._result(kind, paths, best, question, {"paths": len(paths)})
-        items, support = self._items(readings, best, self.list_margin)
+        if asks_list(question) and any(r.type_fit >= 1.0 for r in readings):
+            best, items, support = self._typed_items(readings, best)
+        else:
+            items, support = self._items(readings, best, self.list_margin)
         return self._result(kind, paths, best, question, {"paths": len(paths), "items": items}, answers=items,
                             support=support if len(items) > 1 else None)
+
+    def _typed_items(self, readings: Sequence[Reading], best: Reading) -> tuple[Reading, list[str], list[str]]:
+        """A list question's items (walk reader): the answers the text names as the asked type (type fit 1),
+        read over as many passages as the best of them, within ``typed_margin`` of it."""
+        typed = [r for r in readings if r.type_fit >= 1.0]
+        top = max(typed, key=lambda r: r.margin)
+        if top.margin < best.margin - self.typed_margin:
+            top = best
+        kept = [r for r in typed if len(r.path) == len(top.path) and r.margin >= top.margin - self.typed_margin]
+        items: list[str] = []
+        support: dict[str, None] = dict.fromkeys(top.path)
+        for r in [top] + sorted(kept, key=lambda r: -r.margin):
+            if not any(_same(r.text, seen) for seen in items):
+                items.append(r.text)
+                support.update(dict.fromkeys(r.path))
+        return Reading(top.text, max(top.margin, best.margin), top.path, top.path_score, top.sentence, top.holder,
+                       top.type_fit, top.hops), items, list(support)
 
     def _boolean(self, question: str) -> TextAnswer:
         names = name_mentions(question[1:])
@@ -303,14 +356,18 @@ class TextQA:
         paths, readings = self._read(question)
         best = self._best(readings)
         value = parse_value(best.text) if best is not None and best.margin > self.min_margin else None
-        if best is not None and value is not None and len(split_list(best.text)) == 1 and not 1000 <= value <= 2100:
+        is_year = 1000 <= (value or 0) <= 2100 and "," not in (best.text if best else "")
+        if best is not None and value is not None and len(split_list(best.text)) == 1 and not is_year:
             return self._result("count", paths, best, question, {"number": best.text}, text=str(int(value)))
         listing = _COUNT.sub("Which", question.strip(), count=1)
         paths, readings = self._read(listing, query=question)
         best = self._best(readings)
         if best is None or best.margin <= self.min_margin:
             return self._result("count", paths, None, question, {"listing_question": listing})
-        items, support = self._items(readings, best, self.count_margin)
+        if asks_list(listing) and any(r.type_fit >= 1.0 for r in readings):
+            best, items, support = self._typed_items(readings, best)
+        else:
+            items, support = self._items(readings, best, self.count_margin)
         n = str(len(items))
         return self._result("count", paths, best, question, {"listing_question": listing, "counted": items},
                             text=n, answers=[n], support=support)
@@ -341,9 +398,11 @@ class TextQA:
         picks: list[dict[str, Any]] = []
         all_paths: list[Any] = []
         for opt in options:
-            paths, readings = self._read(sub_question(opt))
+            paths, readings = self._read(_positive(sub_question(opt)))
             all_paths += paths
             numeric = [r for r in readings if parse_value(r.text) is not None and _mentions_option(r, opt, self)]
+            others = [o for o in options if o != opt]  # a value read of another option is not this one's
+            numeric = [r for r in numeric if not any(_same(r.holder, o) for o in others)]
             if not numeric:
                 continue
             r = max(numeric, key=lambda x: x.margin)
@@ -364,7 +423,12 @@ class TextQA:
                             support=list(dict.fromkeys(support)))
 
     def _holder(self, option: str, reading: Reading) -> str:
-        """The option as written when it names a passage's title; else the title of the passage with the value."""
+        """The option as written when it is a name or names a passage's title; else (an option that describes
+        its entity: ``the director of X``) the entity holding the value."""
+        names = name_mentions(option)
+        if len(names) == 1 and fold_name(re.sub(r"^the\s+", "", option.strip(" ?."), flags=re.I)) == fold_name(
+                re.sub(r"^the\s+", "", names[0], flags=re.I)):
+            return option.strip(" ?.")
         if reading.holder:
             return option.strip(" ?.") if _same(option, reading.holder) else reading.holder
         titles = [t for t in (self.retriever.title(d) for d in reading.path) if t]

@@ -38,6 +38,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from graphhop.kb.names import fold_name, name_mentions, name_spans
+from graphhop.read.text_qa import NUMBER_WORDS, asks_list
 
 __all__ = ["Edge", "SentenceGraph", "WalkReader", "WalkRetriever", "question_words", "relation_keys", "word_key"]
 
@@ -53,9 +54,10 @@ _IRREGULAR = {"born": "born", "birth": "born", "bore": "born", "won": "win", "wi
               "built": "build", "came": "come", "went": "go", "gone": "go", "ran": "run", "took": "take",
               "taken": "take", "gave": "give", "given": "give", "known": "know", "knew": "know"}
 _TOKEN = re.compile(r"[A-Za-z0-9]+")
-_NUMBER = re.compile(r"\b\d[\d,.]*\d\b|\b\d\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b",
-                     re.I)
+_NUMBER = re.compile(r"\b\d[\d,.]*\d\b|\b\d\b|\b(?:" + "|".join(NUMBER_WORDS) + r")\b", re.I)
 _THE_NOUN = re.compile(r"\bthe ([a-z][a-z\-]+)(?=\s*[.,;])")
+#: ``the club`` / ``the painting``: a definite description not followed by a name or ``of`` (coreference candidates).
+_DESCRIPTION = re.compile(r"\b[Tt]he ([a-z][a-z\-]+)\b(?!\s+(?:of\b|[A-Z0-9]))")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])")
 
 
@@ -199,11 +201,40 @@ class SentenceGraph:
         return ids
 
     def sentences(self, doc_id: str) -> list[str]:
-        """A passage's sentences."""
+        """A passage's sentences, definite descriptions resolved (:meth:`resolve_descriptions`)."""
         if doc_id not in self._sentences:
             text = self.index.docs[doc_id].text.replace("[SEP]", ". ")
-            self._sentences[doc_id] = [s.strip() for s in _SENTENCE.split(text) if s.strip()]
+            self._sentences[doc_id] = self.resolve_descriptions(doc_id, [s.strip() for s in _SENTENCE.split(text) if s.strip()])
         return self._sentences[doc_id]
+
+    def resolve_descriptions(self, doc_id: str, sentences: list[str]) -> list[str]:
+        """``the <noun>`` written for an entity an earlier sentence named (``He has played for Corvel Athletic
+        ... He also captains the club``) replaced by that name: the latest earlier name (other than the
+        passage's title, which the passage's own sentences are about anyway) whose name ends with the noun or
+        whose passage describes it with it (``Corvel Athletic is a football club``)."""
+        title = fold_name(self.index.docs[doc_id].title or "")
+        named: list[str] = []
+        out = []
+        for sentence in sentences:
+            def swap(m: re.Match) -> str:
+                noun = word_key(m.group(1))
+                for name in reversed(named):
+                    if word_key(_TOKEN.findall(name)[-1]) == noun or noun in relation_keys(self.first_clause(name)):
+                        return name
+                return m.group(0)
+
+            resolved = _DESCRIPTION.sub(swap, sentence) if named else sentence
+            out.append(resolved)
+            named += [n for a, z, n in name_spans(sentence) if fold_name(n) != title and _TOKEN.findall(n)]
+        return out
+
+    def first_clause(self, name: str) -> str:
+        """What the passage titled ``name`` first says it is (``is a football club``), from its raw text."""
+        ids = self.titles.get(fold_name(name), [])
+        if not ids:
+            return ""
+        text = self.index.docs[ids[0]].text
+        return _clause_after(text[: (text.find(". ") + 1) or len(text)], name)
 
     def mentions(self, sentence: str) -> list[tuple[int, int, str]]:
         """Candidate targets in a sentence: names, numbers, index titles, ``the <noun>`` ending a clause."""
@@ -387,26 +418,28 @@ class WalkReader:
         if not entities or not (wanted | answer_types or self.matcher is not None):
             return [], []
         states = self.walk(entities, relations, answer_types, bridge_types)
-        scores = self._scores(question, states, np.zeros(len(states)), wanted, answer_types)
-        if self.matcher is not None and (self.match_mode == "always" or max(scores, default=0.0) <= self.threshold):
+        scores, fits = self._scores(question, states, np.zeros(len(states)), wanted, answer_types)
+        if self.matcher is not None and (self.match_mode == "always" or max(scores, default=0.0) <= self.threshold
+                                         or asks_list(question)):
             states, match = self.matcher.extend(self, question, entities, states, relations, bridge_types)
-            scores = self._scores(question, states, match, wanted, answer_types)
+            scores, fits = self._scores(question, states, match, wanted, answer_types)
         paths, readings = [], []
         for st, score in zip(states, scores):
             path = TextPath(st.path, score)
             paths.append(path)
             readings.append(Reading(st.entity, score - self.threshold, st.path, score, st.edges[-1].sentence,
-                                    holder=st.edges[-1].source))
+                                    holder=st.edges[-1].source, type_fit=fits[st.entity], hops=len(st.edges)))
         return paths, readings
 
     def _scores(self, question: str, states: Sequence[_State], match: Any, wanted: frozenset[str],
-                answer_types: frozenset[str]) -> list[float]:
-        """Each state's score: relation words covered, answer type fit, the matcher's probability, penalties."""
+                answer_types: frozenset[str]) -> tuple[list[float], dict[str, float]]:
+        """Each state's score (relation words covered, answer type fit, the matcher's probability, penalties)
+        and each answer's type fit."""
         if not states:
-            return []
+            return [], {}
         fits = self._type_fits(question, states, answer_types)
         return [(len(st.covered) / len(wanted) if wanted else 1.0) + self.w_type * fits[st.entity] + self.w_match * m
-                - self.hop_penalty * len(st.edges) - self.reuse_penalty * st.reused for st, m in zip(states, match)]
+                - self.hop_penalty * len(st.edges) - self.reuse_penalty * st.reused for st, m in zip(states, match)], fits
 
     def _type_fits(self, question: str, states: Sequence[_State], types: frozenset[str]) -> dict[str, float]:
         """Each answer's fit to the question's answer type: 1 when a type noun of the question is in its
@@ -415,7 +448,7 @@ class WalkReader:
         from graphhop.read.facts import answer_type
 
         wanted = answer_type(question)
-        wanted_keys = relation_keys(wanted or "") & types
+        wanted_keys = frozenset(noun_key(w) for w in _TOKEN.findall(wanted or "") if word_key(w) in types)
         last = {s.entity: s.edges[-1].sentence for s in reversed(states)}
         described = {t: self.description(t, sentence) for t, sentence in last.items()}
         cos = type_fit(self.encoder, wanted, question, [(t, f"{t} {d}") for t, d in described.items()], lambda c: "")
@@ -429,14 +462,29 @@ class WalkReader:
         return f"{_clause_after(first, name)} {_clause_after(sentence, name)}".strip()
 
 
+def noun_key(word: str) -> str:
+    """A noun's key: its Snowball stem, no agent suffix cut (a ``painter`` is no ``painting``)."""
+    import snowballstemmer
+
+    return _stemmer(snowballstemmer).stemWord(word.lower())
+
+
 def _names_type(name: str, description: str, type_keys: frozenset[str]) -> bool:
-    """Whether a (non-numeric) name is of a type by its words: a type key in its description, or a
-    word of the name that is or ends with it (``Rijksmuseum``, ``Van Gogh Museum`` for ``museum``)."""
+    """Whether a (non-numeric) name is of a type by its words (noun keys, :func:`noun_key`): a word of its
+    description or of the name that is or ends with it (``Rijksmuseum``, ``Van Gogh Museum`` for ``museum``,
+    ``a steamship`` for ``ship``)."""
     if not type_keys or _NUMBER.fullmatch(name.strip()):
         return False
-    own = [word_key(w) for w in _TOKEN.findall(name)]
-    return bool(type_keys & relation_keys(description)) or any(
-        w.endswith(k) for w in own for k in type_keys if len(k) >= 4)
+    heads = []
+    for text in (name, description):
+        words = _TOKEN.findall(text.lower())
+        heads += [noun_key(w) for w, nxt in zip(words, words[1:] + [""]) if w not in _STOP and _is_head(nxt)]
+    return any(w == k or (w.endswith(k) and len(k) >= 4) for w in heads for k in type_keys)
+
+
+def _is_head(next_word: str) -> bool:
+    """Whether the word before ``next_word`` ends its noun phrase (a ``bridge builder`` is no bridge)."""
+    return not next_word or next_word in _STOP or next_word.endswith(("ed", "ing")) or bool(_NUMBER.fullmatch(next_word))
 
 
 _CLAUSE_END = re.compile(r"[,.;:()]|\b(?:whose|which|that|who|where|in|on|of|at|from|by|and|with)\b")
