@@ -308,7 +308,7 @@ class WalkReader:
     def __init__(self, search: Any, encoder: Any = None, max_hops: int = 4, beam: int = 24, w_type: float = 0.5,
                  hop_penalty: float = 0.02, reuse_penalty: float = 0.15, threshold: float = 0.6,
                  soft: float | None = 0.65, matcher: bool = True, w_match: float = 1.0,
-                 match_temperature: float = 4.0, match_mode: str = "fallback") -> None:
+                 match_temperature: float = 4.0, match_mode: str = "fallback", clear_gap: float | None = 0.05) -> None:
         self.graph = SentenceGraph(search)
         self.encoder = encoder if encoder is not None else search.encoder
         self.matcher: Any = None
@@ -319,6 +319,7 @@ class WalkReader:
         self.w_match = w_match
         self.match_temperature = match_temperature
         self.match_mode = match_mode
+        self.clear_gap = clear_gap
         self.max_hops = max_hops
         self.beam = beam
         self.w_type = w_type
@@ -423,6 +424,7 @@ class WalkReader:
                                          or asks_list(question)):
             states, match = self.matcher.extend(self, question, entities, states, relations, bridge_types)
             scores, fits = self._scores(question, states, match, wanted, answer_types)
+            scores = self._clear_winner(states, scores)
         paths, readings = [], []
         for st, score in zip(states, scores):
             path = TextPath(st.path, score)
@@ -430,6 +432,19 @@ class WalkReader:
             readings.append(Reading(st.entity, score - self.threshold, st.path, score, st.edges[-1].sentence,
                                     holder=st.edges[-1].source, type_fit=fits[st.entity], hops=len(st.edges)))
         return paths, readings
+
+    def _clear_winner(self, states: Sequence[_State], scores: list[float]) -> list[float]:
+        """When nothing clears the threshold after the matcher, the best answer still counts (lifted just over
+        the threshold) if it leads every other answer by ``clear_gap``: the walk and the head agree on it."""
+        if self.clear_gap is None or not scores or max(scores) > self.threshold:
+            return scores
+        order = sorted(range(len(scores)), key=lambda i: -scores[i])
+        top = order[0]
+        rival = next((scores[i] for i in order[1:] if fold_name(states[i].entity) != fold_name(states[top].entity)), None)
+        if rival is None or scores[top] - rival >= self.clear_gap:
+            scores = list(scores)
+            scores[top] = self.threshold + 1e-3
+        return scores
 
     def _scores(self, question: str, states: Sequence[_State], match: Any, wanted: frozenset[str],
                 answer_types: frozenset[str]) -> tuple[list[float], dict[str, float]]:
