@@ -29,3 +29,10 @@ def test_list_questions_and_comparatives_read_as_the_text_writes_them():
     assert not asks_list("Which river flows past the shipyard?")
     assert not asks_list("What is the capital of Arland?")
     assert _positive("Which river is longer, the Ostra?") == "Which river is long, the Ostra?"
+
+
+def test_a_bearing_does_not_place_a_name_inside_another():
+    from graphhop.read.text_qa import _describes
+
+    assert _describes("Vinci is a town in Italy.", "Italy")
+    assert not _describes("Norrant is a kingdom to the north of Arland.", "Arland")

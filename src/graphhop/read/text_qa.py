@@ -46,6 +46,9 @@ __all__ = ["asks_list", "Reading", "PathReader", "TextAnswer", "TextQA", "split_
 
 _COMPARE_WORDS = {"before", "after", "earlier", "later", "older", "younger", "bigger", "smaller", "larger", "higher",
                   "lower", "longer", "shorter"}
+_ARTICLES_VERBS = {"is", "was", "are", "were", "a", "an", "the"}
+_CLAUSE_WORDS = {"to", "in", "on", "of", "at", "from", "by", "and", "with", "whose", "which", "that", "who", "where",
+                 "near", "north", "south", "east", "west", "between", "founded", "built", "known"}
 _ASKS_NAME = re.compile(r"^\s*(?:who|whom|where)\b", re.I)
 _COUNT = re.compile(r"^how many\b", re.I)
 #: Number words (general English): units to twelve and the tens (``thirty seasons``).
@@ -214,6 +217,14 @@ def _mentions(text: str, name: str) -> bool:
     return bool(name.strip()) and f" {fold_name(name)} " in f" {fold_name(text)} "
 
 
+def _describes(text: str, claim: str) -> bool:
+    """Whether ``text`` places its subject in ``claim`` (mentions it, but not as a bearing: ``north of Arland``)."""
+    if not _mentions(text, claim):
+        return False
+    bearing = r"\b(?:north|south|east|west)(?:ern)?(?:-\w+)? of (?:the )?" + r"\W+".join(map(re.escape, claim.split()))
+    return not re.search(bearing, text, re.I)
+
+
 def _same(a: str, b: str) -> bool:
     fa, fb = fold_name(a), fold_name(b)
     return bool(fa and fb) and (fa == fb or f" {fa} " in f" {fb} " or f" {fb} " in f" {fa} ")
@@ -334,16 +345,29 @@ class TextQA:
             return self._result("boolean", paths, None, question, {"reason": "no claimed value found"})
         at = question.rfind(claim)
         before = re.sub(r"\b(?:the|a|an)\s*$", "", question[:at], flags=re.I)
-        masked = before + "what" + question[at + len(claim):]
+        kind = self._kind_of(claim)
+        masked = before + (f"which {kind}" if kind else "what") + question[at + len(claim):]
         paths, readings = self._read(masked, query=question)
         best = self._best(readings)
         trace = {"claim": claim, "masked_question": masked, "found": best.text if best else ""}
         if best is None or best.margin <= self.min_margin:
             return self._result("boolean", paths, None, question, trace)
-        holds = _same(best.text, claim) or _mentions(_after_answer(best.sentence, best.text), claim) or any(
-            _mentions(_first_sentence(self.retriever.text(d)), claim) for d in self._titled(best.text))
+        holds = _same(best.text, claim) or _describes(_after_answer(best.sentence, best.text), claim) or any(
+            _describes(_first_sentence(self.retriever.text(d)), claim) for d in self._titled(best.text))
         trace["claim_in"] = "answer" if _same(best.text, claim) else ("what describes the answer" if holds else "")
         return self._result("boolean", paths, best, question, trace, text="yes" if holds else "no")
+
+    def _kind_of(self, name: str) -> str:
+        """What the text says ``name`` is (the head noun of its passage's first clause: ``Estmark is a small
+        republic to the west of ...`` -> ``republic``), when the reader can tell (walk reader); else ``""``."""
+        graph = getattr(self.reader, "graph", None)
+        if graph is None or not hasattr(graph, "first_clause"):
+            return ""
+        words = re.findall(r"[a-z]+", graph.first_clause(name).lower())
+        for w, nxt in zip(words, words[1:] + [""]):
+            if w not in _ARTICLES_VERBS and (not nxt or nxt in _CLAUSE_WORDS):
+                return w
+        return ""
 
     def _titled(self, name: str) -> list[str]:
         """Passages titled ``name`` (via the retriever's entity links, when it has them)."""
