@@ -144,3 +144,10 @@ def test_answer_type_nouns_are_not_agent_nouns():
     assert not _names_type("Anton Greaves", "was a landscape painter", frozenset({noun_key("paintings")}))
     assert _names_type("Halcyon", "is a steamship launched", frozenset({noun_key("ships")}))
     assert not _names_type("Ruth Ebbing", "was a bridge builder born", frozenset({noun_key("bridges")}))
+
+
+def test_a_leading_adverbial_clause_is_not_the_relation():
+    from graphhop.read.walk import _main_clause
+
+    assert _main_clause("Before coaching she played for ") == "she played for "
+    assert _main_clause("Since 2019 it has been managed by ") == "Since 2019 it has been managed by "

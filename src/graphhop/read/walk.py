@@ -266,12 +266,14 @@ class SentenceGraph:
                 continue
             tail = " ".join(_TOKEN.findall(sentence[max(z, s1) :])[: self.after])
             between = sentence[s1:a] if a >= s1 else sentence[z:s0]
+            between = _main_clause(between) if s1 == 0 and a >= s1 else between
             out.append(Edge(entity, name, doc_id, sentence, relation_keys(f"{between} {tail}"), label=_label(between, tail)))
         title = self.index.docs[doc_id].title
         if at is not None and not own and title and _find(sentence, title) is None:
             tail = " ".join(_TOKEN.findall(sentence[s1:])[: self.after])
-            out.append(Edge(entity, title, doc_id, sentence, relation_keys(f"{sentence[:s0]} {tail}"), inverse=True,
-                            label=_label(sentence[:s0], tail)))
+            head = _main_clause(sentence[:s0])
+            out.append(Edge(entity, title, doc_id, sentence, relation_keys(f"{head} {tail}"), inverse=True,
+                            label=_label(head, tail)))
         return out
 
     def edges(self, entity: str) -> list[Edge]:
@@ -524,6 +526,16 @@ def _untitled(start: int, end: int, name: str) -> tuple[int, int, str]:
     """A name span without the titles before the name (the title stays in the sentence, so an edge's words keep it)."""
     m = _TITLES.match(name)
     return (start + m.end(), end, name[m.end() :]) if m else (start, end, name)
+
+
+#: A sentence-initial adverbial clause (``Before coaching she ...``, ``After the war, ...``): not the relation.
+_LEAD_CLAUSE = re.compile(r"^\s*(?:before|after|while|until|when|once)\b[^,]*?(?:,\s*|\s+(?=(?:he|she|it|they|his|her|its|their)\b))",
+                          re.I)
+
+
+def _main_clause(prefix: str) -> str:
+    """A sentence's words before a mention without a leading adverbial clause (:data:`_LEAD_CLAUSE`)."""
+    return _LEAD_CLAUSE.sub("", prefix, count=1)
 
 
 def _label(between: str, tail: str) -> str:
