@@ -241,7 +241,7 @@ class TextQA:
     """Retrieval over a text index + the path reader + question-type operations (module docstring)."""
 
     def __init__(self, retriever: Any, reader: PathReader | None = None, min_margin: float = 0.0,
-                 count_margin: float = 2.0, list_margin: float = 1.0, typed_margin: float = 0.7) -> None:
+                 count_margin: float = 2.0, list_margin: float = 1.0, typed_margin: float = 1.2) -> None:
         self.retriever = retriever
         self.reader = reader or PathReader()
         self.min_margin = min_margin
