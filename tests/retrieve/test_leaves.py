@@ -140,3 +140,16 @@ def test_train_leaves_refuses_bad_options_in_one_line(tmp_path):
     lines = [line for line in r.stderr.splitlines() if line.strip()]
     assert r.returncode == 2 and len(lines) == 1 and "--pool" in lines[0] and "Traceback" not in r.stderr
     assert not (tmp_path / "h").exists()
+
+
+def test_the_head_follows_the_index_encoder(monkeypatch, tmp_path):
+    from types import SimpleNamespace
+
+    import graphhop.retrieve.leaves as leaves
+
+    monkeypatch.setattr(leaves, "FINE_TUNED_HEAD", tmp_path / "eb-leaves-ft")
+    tuned = SimpleNamespace(model="/cache/encoders/eb-leaves-0123456789")
+    assert leaves.default_head(tuned) == leaves.DEFAULT_HEAD          # not shipped: the frozen encoder's head
+    (tmp_path / "eb-leaves-ft").mkdir()
+    assert leaves.default_head(tuned) == tmp_path / "eb-leaves-ft"
+    assert leaves.default_head(SimpleNamespace(model="sentence-transformers/all-MiniLM-L6-v2")) == leaves.DEFAULT_HEAD

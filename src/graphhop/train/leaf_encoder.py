@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -141,16 +140,12 @@ def _freeze_below(model: Any, train_layers: int) -> None:
 
 
 def _save(model: Any, out: Path, card: dict[str, Any]) -> None:
-    """Write the model to a temporary sibling, then rename it into place (never a half-written model)."""
-    import shutil
+    """Write the model and its card atomically (a temporary sibling renamed into place)."""
+    from graphhop.io import atomic_dir
 
-    tmp = out.with_name(out.name + f".tmp{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    model.save(str(tmp))
-    (tmp / "graphhop_card.json").write_text(json.dumps(card, indent=1), encoding="utf-8")
-    if out.exists():
-        shutil.rmtree(out)
-    tmp.replace(out)
+    with atomic_dir(out, overwrite=True, replace_if=("graphhop_card.json",)) as tmp:
+        model.save(str(tmp))
+        (tmp / "graphhop_card.json").write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")
 
 
 def leaf_encoder_dir(data_root: str | Path, recipe: EncoderRecipe = EncoderRecipe()) -> Path:
