@@ -26,8 +26,8 @@ DEMO_PASSAGES = HERE.parents[1] / "src" / "graphhop" / "demo" / "data" / "passag
 #: sets (films, europe, bridges; ships and railways, written fresh in session 3 of issue 13) chose its design;
 #: the regression suites (GRAPHHOP_TEXT_SUITE=1) are reported with the issue's target 0.9, which they do NOT
 #: reach (0.33 / 0.39, unchanged by the trained matcher).
-FLOORS = {"films": 1.0, "europe": 1.0, "bridges": 0.81, "ships": 0.69, "railways": 0.80, "clubs": 0.64,
-          "paintings": 0.76}
+FLOORS = {"films": 1.0, "europe": 1.0, "bridges": 0.81, "ships": 0.82, "railways": 0.80, "clubs": 0.80,
+          "paintings": 0.80}
 
 
 def _sets() -> list[tuple[str, Path, Path]]:

@@ -36,3 +36,10 @@ def test_a_bearing_does_not_place_a_name_inside_another():
 
     assert _describes("Vinci is a town in Italy.", "Italy")
     assert not _describes("Norrant is a kingdom to the north of Arland.", "Arland")
+
+
+def test_an_option_is_a_name_or_describes_its_entity():
+    from graphhop.read.text_qa import _is_name
+
+    assert _is_name("the Ashfield Arena") and _is_name("Harrowgate Rovers")
+    assert not _is_name("the director of The Salt Road")

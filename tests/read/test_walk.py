@@ -151,3 +151,10 @@ def test_a_leading_adverbial_clause_is_not_the_relation():
 
     assert _main_clause("Before coaching she played for ") == "she played for "
     assert _main_clause("Since 2019 it has been managed by ") == "Since 2019 it has been managed by "
+
+
+def test_a_year_range_after_a_name_is_read_as_birth_and_death():
+    docs = [_Doc("s09", "Amos Teel", "Amos Teel (1790-1860) was a shipwright from Calloway.")]
+    edges = SentenceGraph(_Search(docs)).edges("Amos Teel")
+    life = [e for e in edges if e.target.startswith("1790")]
+    assert life and {"born", "die"} <= life[0].words

@@ -49,7 +49,7 @@ _COMPARE_WORDS = {"before", "after", "earlier", "later", "older", "younger", "bi
 _ARTICLES_VERBS = {"is", "was", "are", "were", "a", "an", "the"}
 _CLAUSE_WORDS = {"to", "in", "on", "of", "at", "from", "by", "and", "with", "whose", "which", "that", "who", "where",
                  "near", "north", "south", "east", "west", "between", "founded", "built", "known"}
-_ASKS_NAME = re.compile(r"^\s*(?:who|whom|where)\b", re.I)
+_ASKS_NAME = re.compile(r"^\s*(?:who|whom|where)\b|^\s*in (?:which|what) (?!year|decade|century|month|date)", re.I)
 _COUNT = re.compile(r"^how many\b", re.I)
 #: Number words (general English): units to twelve and the tens (``thirty seasons``).
 NUMBER_WORDS = {**{w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())},
@@ -217,6 +217,14 @@ def _mentions(text: str, name: str) -> bool:
     return bool(name.strip()) and f" {fold_name(name)} " in f" {fold_name(text)} "
 
 
+def _is_name(option: str) -> bool:
+    """Whether a comparison's option is a name itself (``the Ashfield Arena``), not a description of its
+    entity (``the director of The Salt Road``)."""
+    names = name_mentions(option)
+    bare = [fold_name(re.sub(r"^the\s+", "", t.strip(" ?."), flags=re.I)) for t in (option, *names[:1])]
+    return len(names) == 1 and bare[0] == bare[1]
+
+
 def _describes(text: str, claim: str) -> bool:
     """Whether ``text`` places its subject in ``claim`` (mentions it, but not as a bearing: ``north of Arland``)."""
     if not _mentions(text, claim):
@@ -289,7 +297,7 @@ class TextQA:
 
     def _query(self, question: str, kind: str = "query") -> TextAnswer:
         paths, readings = self._read(question)
-        if _ASKS_NAME.match(question):  # ``who`` / ``where`` asks for a name, never a number
+        if _ASKS_NAME.match(question):  # ``who`` / ``where`` / ``in which country`` ask for a name, never a number
             readings = [r for r in readings if not _is_number(r.text)]
         best = self._best(readings)
         if best is None or best.margin <= self.min_margin:
@@ -427,6 +435,8 @@ class TextQA:
             numeric = [r for r in readings if parse_value(r.text) is not None and _mentions_option(r, opt, self)]
             others = [o for o in options if o != opt]  # a value read of another option is not this one's
             numeric = [r for r in numeric if not any(_same(r.holder, o) for o in others)]
+            if _is_name(opt) and not question.lower().startswith("whose"):  # ``Whose stadium``: its stadium's value
+                numeric = [r for r in numeric if r.holder and _same(r.holder, opt)] or numeric
             if not numeric:
                 continue
             r = max(numeric, key=lambda x: x.margin)
@@ -449,9 +459,7 @@ class TextQA:
     def _holder(self, option: str, reading: Reading) -> str:
         """The option as written when it is a name or names a passage's title; else (an option that describes
         its entity: ``the director of X``) the entity holding the value."""
-        names = name_mentions(option)
-        if len(names) == 1 and fold_name(re.sub(r"^the\s+", "", option.strip(" ?."), flags=re.I)) == fold_name(
-                re.sub(r"^the\s+", "", names[0], flags=re.I)):
+        if _is_name(option):
             return option.strip(" ?.")
         if reading.holder:
             return option.strip(" ?.") if _same(option, reading.holder) else reading.holder

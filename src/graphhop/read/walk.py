@@ -267,7 +267,8 @@ class SentenceGraph:
             tail = " ".join(_TOKEN.findall(sentence[max(z, s1) :])[: self.after])
             between = sentence[s1:a] if a >= s1 else sentence[z:s0]
             between = _main_clause(between) if s1 == 0 and a >= s1 else between
-            out.append(Edge(entity, name, doc_id, sentence, relation_keys(f"{between} {tail}"), label=_label(between, tail)))
+            words = relation_keys(f"{between} {tail}") | (_LIFE_WORDS if _LIFE.fullmatch(sentence[a - 1 : z + 1]) else frozenset())
+            out.append(Edge(entity, name, doc_id, sentence, words, label=_label(between, tail)))
         title = self.index.docs[doc_id].title
         if at is not None and not own and title and _find(sentence, title) is None:
             tail = " ".join(_TOKEN.findall(sentence[s1:])[: self.after])
@@ -528,6 +529,9 @@ def _untitled(start: int, end: int, name: str) -> tuple[int, int, str]:
     return (start + m.end(), end, name[m.end() :]) if m else (start, end, name)
 
 
+#: ``Amos Teel (1790-1860) was ...``: a parenthesised year range after a name gives the years of birth and death.
+_LIFE = re.compile(r"\(\d{3,4}\s*[-–]\s*\d{3,4}\)")
+_LIFE_WORDS = frozenset({"born", "die"})
 #: A sentence-initial adverbial clause (``Before coaching she ...``, ``After the war, ...``): not the relation.
 _LEAD_CLAUSE = re.compile(r"^\s*(?:before|after|while|until|when|once)\b[^,]*?(?:,\s*|\s+(?=(?:he|she|it|they|his|her|its|their)\b))",
                           re.I)
