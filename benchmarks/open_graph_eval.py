@@ -75,20 +75,20 @@ def open_systems(model: Any, examples: list, search: Any, golds: list, k: int, s
     return {**first, **{f"open-hops {m}": System(hops(m)) for m in reversed(MODES)}}
 
 
-def select_on_dev(model: Any, args: argparse.Namespace, index: Any, by_text: dict[str, str], cache: Any) -> Any:
+def select_on_dev(model: Any, args: argparse.Namespace, search: Any, by_text: dict[str, str], cache: Any) -> Any:
     """Open settings chosen on ``--select-open`` dev questions (stride) by the open retriever itself."""
     from graphhop.core import InputError
     from graphhop.datasets.builder import read_records
     from graphhop.eval.experiment import stride_sample
     from graphhop.retrieve.bgr_open import CandidateCache
-    from graphhop.retrieve.texthop import HopSearch
     from graphhop.train.bgr_data import load_examples
     from graphhop.train.bgr_open import select_open
 
     if args.split == "dev":
         raise InputError("--select-open chooses on dev: report on test")
     dev = load_examples(stride_sample(list(read_records(args.data_dir / "dev.jsonl")), args.select_open), cache)
-    settings, _ = select_open(model, dev, CandidateCache(HopSearch(index, depth=20), 20), by_text, ks=(10, 20))
+    ks = tuple(args.select_ks)
+    settings, _ = select_open(model, dev, CandidateCache(search, max(ks)), by_text, ks=ks)
     return settings
 
 
@@ -105,6 +105,10 @@ def main() -> None:
     ap.add_argument("--select-open", type=int, default=0, metavar="N",
                     help="choose the open settings (k, thresholds, branching, merge) on N dev questions first "
                          "(for a model trained on pools, which has no open selection; refused with --split dev)")
+    ap.add_argument("--select-ks", type=int, nargs="+", default=[10, 20], help="--select-open: the k grid")
+    ap.add_argument("--links", default="proper", choices=["mentions", "proper", "none"],
+                    help="entity links of open-hops: gazetteer mentions (question and bridge entities), proper names, none")
+    ap.add_argument("--max-df", type=int, default=100, help="--links mentions: names in more sentences are not followed")
     ap.add_argument("--closed-settings", action="store_true",
                     help="open-hops with the card's closed-pool thresholds even when it has an open selection")
     args = ap.parse_args()
@@ -117,10 +121,9 @@ def main() -> None:
     from graphhop.io import atomic_write_text
     from graphhop.models.encoder import set_threads
     from graphhop.retrieve.graphhop import BGRRetriever, load_model
-    from graphhop.retrieve.texthop import HopSearch
     from graphhop.retrieve.bgr_open import OpenSettings
     from graphhop.train.bgr_data import EmbeddingCache, load_examples
-    from graphhop.train.bgr_open import builder_db
+    from graphhop.train.bgr_open import builder_db, mention_search
 
     set_threads(1)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -138,17 +141,18 @@ def main() -> None:
     golds = [Gold(ex.id, [], set(g.evidence_ids), g, {"depth": depth_key(ex.depth)}) for ex in examples for g in [relabel_gold(ex, by_text)[0]]]
     stats: dict[str, list] = {"open-top25": [], "open-hops": [], "reached": []}
     settings = OpenSettings.from_config(model.cfg) if args.closed_settings else OpenSettings.from_card(card, model.cfg)
+    search = mention_search(index, recs, args.db_dir or args.out, max(20, args.k or 0, *args.select_ks), args.links, args.max_df)
     if args.select_open:
-        settings = select_on_dev(model, args, index, by_text, cache)
+        settings = select_on_dev(model, args, search, by_text, cache)
         meta_extra = {"open_selected_here_on": f"dev ({args.select_open} questions)"}
     else:
         meta_extra = {}
     k = args.k or settings.k
-    search = HopSearch(index, depth=max(20, k))
     systems = open_systems(model, examples, search, golds, k, stats, cache.encode, settings, not args.no_top25)
     tables["open"] = experiment.run(systems, [ex.question for ex in examples], golds)
     meta = {"n": len(examples), "db": len(index.docs), "k": k, "closed_merge": card["config"]["merge"],
             "open_settings": vars(settings), "open_trained": bool(card.get("open_training")), **meta_extra,
+            "links": args.links, **({"max_df": args.max_df} if args.links == "mentions" else {}),
             "gold_reached_by_open_candidates": round(float(np.mean(stats["reached"])), 4) if stats["reached"] else None,
             "latency_ms": {k: {"p50": round(percentile(stats[k], 50), 1), "p95": round(percentile(stats[k], 95), 1)}
                            for k in ("open-top25", "open-hops") if stats[k]}}

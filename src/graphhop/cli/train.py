@@ -282,6 +282,7 @@ def train_bgr(
                                "top K retrieved hop by hop from the whole sentence DB (0: the prepared pools)."),
     keep_pool: bool = typer.Option(False, "--keep-pool/--no-keep-pool", help="--open-k: keep the prepared pool's distractors too."),
     db_dir: Optional[Path] = typer.Option(None, "--db-dir", help="--open-k: where the DB index is built (default: under --cache)."),
+    open_links: str = typer.Option("proper", "--open-links", help="--open-k: entity links: proper, mentions (gazetteer), none."),
     backend: str = typer.Option("torch", "--backend", help="Encoder backend of the frozen vectors: torch (MiniLM) or "
                                 "static (its model2vec distillation: for DBs too large to encode with MiniLM)."),
 ) -> None:
@@ -320,14 +321,13 @@ def train_bgr(
              "select_split": "train-carve" if select_split == "train" else "dev"}
     log = lambda m: typer.echo(m, err=True)  # noqa: E731
     if open_k:  # the DB: every split's evidence sentences (no dev/test labels are read)
-        from graphhop.train.bgr_open import open_search, train_bgr_open
-
         import hashlib
 
+        from graphhop.train.bgr_open import open_search, train_bgr_open
         db = db_dir or cache / f"db-{data.resolve().name}-{backend}-{hashlib.md5(str(data.resolve()).encode()).hexdigest()[:8]}"
-        search, by_text = open_search(data, db, open_k, backend=backend)
+        search, by_text = open_search(data, db, open_k, backend=backend, links=open_links)
         _, card = train_bgr_open(train, dev, search, by_text, out, cfg, tcfg, keep_pool, other_positives,
-                                 encode=lambda t: emb.encode(t), log=log, card_extra={**extra, "db": str(db)})
+                                 encode=lambda t: emb.encode(t), log=log, card_extra={**extra, "db": str(db), "open_links": open_links})
     else:
         _, card = run(add_other_positives(train, other_positives), dev, out, cfg, tcfg, progress=True, log=log,
                       card_extra=extra, encode=lambda t: emb.encode(t))

@@ -37,7 +37,7 @@ class HopSearch:
     mentions and the scorer is the untrained cosine, not GRR's trained recurrent retriever)."""
 
     def __init__(self, index: KnowledgeIndex, depth: int = 10, link_bonus: float = 0.1, links: bool = True,
-                 max_words: int = 100, links_only: bool = False) -> None:
+                 max_words: int = 100, links_only: bool = False, mentions: Any = None) -> None:
         from graphhop.core import InputError
         from graphhop.models.encoder import canonical_model_name, load_encoder
         from graphhop.retrieve.bm25 import BM25Retriever
@@ -54,8 +54,9 @@ class HopSearch:
         model = index.model if index.has_dense else None
         self.encoder = self.dense.encoder if self.dense else load_encoder(
             None if model in (None, canonical_model_name(None)) else model)
-        self.entity_links = EntityLinks(index) if links or links_only else None
+        self.entity_links = EntityLinks(index) if (links or links_only) and mentions is None else None
         self.links_only = links_only
+        self.mentions = mentions  # a MentionIndex: gazetteer entity links, also from the question (hop 1)
         self._vecs: dict[str, np.ndarray] = {}
 
     def text(self, doc_id: str) -> str:
@@ -100,19 +101,27 @@ class HopSearch:
             sources.append(self.dense.search_vectors(qvecs, self.depth))
         return [rrf([src[i] for src in sources], self.depth) for i in range(len(queries))]
 
+    def linked(self, question: str, path: Sequence[str]) -> dict[str, float]:
+        """Entity-link candidates of ``path``: with a :class:`~graphhop.retrieve.mention_links.MentionIndex`,
+        the passages naming the question's entities (hop 1) or the last passage's bridge entities; else the
+        title / proper-name links of the last passage (none at hop 1); each with its weight (of ``link_bonus``)."""
+        if self.mentions is not None:
+            return self.mentions.linked(question, path)
+        return dict.fromkeys(self.entity_links.links(path[-1]), 1.0) if path and self.entity_links is not None else {}
+
     def candidates(self, question: str, paths: Sequence[Sequence[str]], k: int) -> list[Ranking]:
         """The top ``k`` next nodes of each path (never a node already on it), best first."""
         queries = [self.query(question, p) for p in paths]
         qvecs = self.encode_queries(queries)
         out: list[Ranking] = []
         for path, ranking, qv in zip(paths, self.first_stage(queries, qvecs), qvecs):
-            linked = set(self.entity_links.links(path[-1])) if path and self.entity_links is not None else set()
+            linked = self.linked(question, path)
             found = [] if path and self.links_only else [h.id for h in ranking]
             ids = [d for d in dict.fromkeys(found + sorted(linked)) if d not in path]
             if not ids:
                 out.append([])
                 continue
-            scores = self.vectors(ids) @ qv + np.array([self.link_bonus * (d in linked) for d in ids])
+            scores = self.vectors(ids) @ qv + np.array([self.link_bonus * linked.get(d, 0.0) for d in ids])
             order = np.argsort(-scores, kind="stable")[:k]
             out.append([Hit(ids[i], float(scores[i])) for i in order])
         return out

@@ -29,7 +29,7 @@ from graphhop.retrieve.graphhop import CandidatePool, DirectionResult, _graph_fr
 from graphhop.train.bgr import backward_targets, forward_targets
 from graphhop.train.bgr_data import BGRExample
 
-__all__ = ["builder_db", "open_search", "open_example", "open_examples", "select_open", "train_bgr_open"]
+__all__ = ["builder_db", "mention_search", "open_search", "open_example", "open_examples", "select_open", "train_bgr_open"]
 
 
 def builder_db(records: Sequence[dict[str, Any]], out: Path, dense: str = "flat",
@@ -54,17 +54,35 @@ def builder_db(records: Sequence[dict[str, Any]], out: Path, dense: str = "flat"
     return index, {normalize_text(t): f"s{i}" for i, t in enumerate(texts)}
 
 
-def open_search(data_dir: Path, db_dir: Path, k: int, dense: str = "flat",
-                backend: str = "torch") -> tuple[CandidateCache, dict[str, str]]:
+def open_search(data_dir: Path, db_dir: Path, k: int, dense: str = "flat", backend: str = "torch",
+                links: str = "proper") -> tuple[CandidateCache, dict[str, str]]:
     """The hop-by-hop candidate search (top ``k`` per path) over a builder folder's DB: every distinct
-    evidence sentence of its train/dev/test files (:func:`builder_db` under ``db_dir``)."""
+    evidence sentence of its train/dev/test files (:func:`builder_db` under ``db_dir``); ``links``:
+    ``mentions`` (gazetteer entity links, :func:`mention_search`) or ``proper`` (proper-name links)."""
     from graphhop.datasets.builder import read_records
-    from graphhop.retrieve.texthop import HopSearch
 
     records = [r for s in ("train", "dev", "test") if (Path(data_dir) / f"{s}.jsonl").exists()
                for r in read_records(Path(data_dir) / f"{s}.jsonl")]
     index, by_text = builder_db(records, db_dir, dense, backend)
-    return CandidateCache(HopSearch(index, depth=max(20, k)), k), by_text
+    return CandidateCache(mention_search(index, records, db_dir, max(20, k), links), k), by_text
+
+
+def mention_search(index: Any, records: Sequence[dict[str, Any]], db_dir: Path, depth: int, links: str = "mentions",
+                   max_df: int = 500) -> Any:
+    """:class:`~graphhop.retrieve.texthop.HopSearch` over ``index``; with ``links="mentions"`` its entity
+    links come from a :class:`~graphhop.retrieve.mention_links.MentionIndex` (gazetteer: the entity names
+    of the records' facts; built once, cached as ``db_dir/mentions.json``) and linked passages rank first
+    (``link_bonus`` 1)."""
+    from graphhop.core import InputError
+    from graphhop.retrieve.mention_links import MentionIndex, gazetteer
+    from graphhop.retrieve.texthop import HopSearch
+
+    if links not in ("mentions", "proper", "none"):
+        raise InputError(f"entity links: choose mentions, proper or none, got {links!r}")
+    if links != "mentions":
+        return HopSearch(index, depth=depth, links=links == "proper")
+    mentions = MentionIndex.for_index(index, gazetteer(records), Path(db_dir) / "mentions.json", max_df, progress=True)
+    return HopSearch(index, depth=depth, link_bonus=1.0, mentions=mentions)
 
 
 def _prefixes(gold: EvidenceGraph, limit: int) -> list[tuple[str, ...]]:
