@@ -88,7 +88,11 @@ def select_on_dev(model: Any, args: argparse.Namespace, search: Any, by_text: di
         raise InputError("--select-open chooses on dev: report on test")
     dev = load_examples(stride_sample(list(read_records(args.data_dir / "dev.jsonl")), args.select_open), cache)
     ks = tuple(args.select_ks)
-    settings, _ = select_open(model, dev, CandidateCache(search, max(ks)), by_text, ks=ks)
+    settings, table = select_open(model, dev, CandidateCache(search, max(ks)), by_text, ks=ks)
+    best = {d: max(v for key, v in table.items() if f":{d}@" in key) for d in ("forward", "backward")}
+    best["merged"] = max(v["f1"] for key, v in table.items() if key.startswith("merge:"))
+    print(f"# open selection on {len(dev)} dev questions: best F1 {json.dumps(best)}", flush=True)
+    args.dev_f1 = best
     return settings
 
 
@@ -106,7 +110,7 @@ def main() -> None:
                     help="choose the open settings (k, thresholds, branching, merge) on N dev questions first "
                          "(for a model trained on pools, which has no open selection; refused with --split dev)")
     ap.add_argument("--select-ks", type=int, nargs="+", default=[10, 20], help="--select-open: the k grid")
-    ap.add_argument("--links", default="proper", choices=["mentions", "proper", "none"],
+    ap.add_argument("--links", default="proper", choices=["mentions", "mentions-only", "proper", "none"],
                     help="entity links of open-hops: gazetteer mentions (question and bridge entities), proper names, none")
     ap.add_argument("--max-df", type=int, default=100, help="--links mentions: names in more sentences are not followed")
     ap.add_argument("--closed-settings", action="store_true",
@@ -144,7 +148,7 @@ def main() -> None:
     search = mention_search(index, recs, args.db_dir or args.out, max(20, args.k or 0, *args.select_ks), args.links, args.max_df)
     if args.select_open:
         settings = select_on_dev(model, args, search, by_text, cache)
-        meta_extra = {"open_selected_here_on": f"dev ({args.select_open} questions)"}
+        meta_extra = {"open_selected_here_on": f"dev ({args.select_open} questions)", "dev_f1": args.dev_f1}
     else:
         meta_extra = {}
     k = args.k or settings.k
@@ -152,7 +156,7 @@ def main() -> None:
     tables["open"] = experiment.run(systems, [ex.question for ex in examples], golds)
     meta = {"n": len(examples), "db": len(index.docs), "k": k, "closed_merge": card["config"]["merge"],
             "open_settings": vars(settings), "open_trained": bool(card.get("open_training")), **meta_extra,
-            "links": args.links, **({"max_df": args.max_df} if args.links == "mentions" else {}),
+            "links": args.links, **({"max_df": args.max_df} if args.links.startswith("mentions") else {}),
             "gold_reached_by_open_candidates": round(float(np.mean(stats["reached"])), 4) if stats["reached"] else None,
             "latency_ms": {k: {"p50": round(percentile(stats[k], 50), 1), "p95": round(percentile(stats[k], 95), 1)}
                            for k in ("open-top25", "open-hops") if stats[k]}}

@@ -49,8 +49,8 @@ def main() -> None:
     ap.add_argument("--split", default="test", help="dev or test")
     ap.add_argument("--limit", type=int, default=100, help="N questions, spread evenly (stride)")
     ap.add_argument("--k", type=int, nargs="+", default=[10, 20, 30], help="candidates per path")
-    ap.add_argument("--max-df", type=int, default=500, help="mentions: names held by more passages are not followed")
-    ap.add_argument("--links", nargs="+", default=["mentions", "none"], choices=["mentions", "proper", "none"])
+    ap.add_argument("--max-df", type=int, default=100, help="mentions: names held by more passages are not followed")
+    ap.add_argument("--links", nargs="+", default=["mentions", "none"], choices=["mentions", "mentions-only", "proper", "none"])
     args = ap.parse_args()
     from graphhop.datasets.builder import read_records
     from graphhop.eval.bgr_bench import relabel_gold

@@ -1,7 +1,7 @@
 """BGR hop by hop over a large sentence DB (issue 13's 500k target): quality, and warm latency on one core.
 
     python benchmarks/open_scale.py --data-dir DATASET --model BGR_DIR --size 500000 --out DIR \
-        [--split test] [--limit 60] [--nprobe 64] [--timing]
+        [--split test] [--limit 60] [--nprobe 64] [--timing] [--links mentions]
 
 The DB is the builder folder's own sentences (every distinct evidence sentence of its splits, ids
 ``s<i>``, as `open_graph_eval.py`) plus **fill sentences** up to ``--size``: the shared KBs' facts
@@ -28,15 +28,40 @@ from typing import Any
 
 def fill_sentences(records: list[dict], size: int, root: Path) -> list[str]:
     """``size`` minus the dataset's sentence count fill sentences (one fact each; dataset facts left out)."""
-    from graphhop.bench.scale import fact_pool
     from graphhop.datasets.d2t import TemplateDataToText
+
+    return TemplateDataToText().verbalize([(t,) for t in fill_triples(records, size, root)])
+
+
+def fill_triples(records: list[dict], size: int, root: Path) -> list[tuple[str, str, str]]:
+    """The facts :func:`fill_sentences` verbalizes."""
+    from graphhop.bench.scale import fact_pool
 
     own = {tuple(f) for r in records for e in r["evidence"] for f in e.get("facts", [])}
     n_own = len({e["text"] for r in records for e in r["evidence"]})
     need = max(0, size - n_own)
     facts, _ = fact_pool(root, need + len(own))
     triples = [(f.head, f.relation, f.tail) for f in facts if (f.head, f.relation, f.tail) not in own]
-    return TemplateDataToText().verbalize([(t,) for t in triples[:need]])
+    return triples[:need]
+
+
+def scale_search(index: Any, records: list[dict], args: argparse.Namespace, depth: int) -> Any:
+    """The hop search over the big DB; with ``--links mentions`` its gazetteer is the entity names of the
+    dataset's facts and of the fill facts (the mention index is built once, ``OUT/mentions-<size>.json``)."""
+    import os
+
+    from graphhop.retrieve.mention_links import MentionIndex, fold_entity, gazetteer
+    from graphhop.retrieve.texthop import HopSearch
+
+    if not args.links.startswith("mentions"):
+        return HopSearch(index, depth=depth)
+    cache = args.out / f"mentions-{args.size}.json"
+    names = gazetteer(records)
+    if not cache.exists():
+        fill = fill_triples(records, args.size, Path(os.environ.get("GRAPHHOP_DATA", "")))
+        names |= {fold_entity(x) for h, _, t in fill for x in (h, t)}
+    mentions = MentionIndex.for_index(index, names, cache, args.max_df, progress=True)
+    return HopSearch(index, depth=depth, link_bonus=1.0, mentions=mentions, links_only=args.links == "mentions-only")
 
 
 def scale_db(records: list[dict], size: int, out: Path, backend: str, nprobe: int) -> tuple[Any, dict[str, str]]:
@@ -72,6 +97,8 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=60, help="N questions, spread evenly (stride)")
     ap.add_argument("--nprobe", type=int, default=64, help="ivf-pq cells scanned per query")
     ap.add_argument("--timing", action="store_true", help="latency only (no quality table)")
+    ap.add_argument("--links", default="proper", choices=["mentions", "mentions-only", "proper"], help="entity links (as open_graph_eval.py)")
+    ap.add_argument("--max-df", type=int, default=100, help="--links mentions: names in more sentences are not followed")
     ap.add_argument("--settings", type=Path, default=None,
                     help="a results.json of open_graph_eval.py --select-open: its open settings (else the card's)")
     args = ap.parse_args()
@@ -85,7 +112,6 @@ def main() -> None:
     from graphhop.models.encoder import set_threads
     from graphhop.retrieve.bgr_open import CandidateCache, OpenBGR, OpenSettings
     from graphhop.retrieve.graphhop import load_model
-    from graphhop.retrieve.texthop import HopSearch
     from graphhop.train.bgr_data import EmbeddingCache, load_examples
 
     set_threads(1)
@@ -98,7 +124,7 @@ def main() -> None:
     settings = OpenSettings.from_card(card, model.cfg)
     if args.settings is not None:  # chosen on dev over the dataset's own DB (selection at 500k would take hours)
         settings = OpenSettings(**json.loads(args.settings.read_text(encoding="utf-8"))["meta"]["open_settings"])
-    search = HopSearch(index, depth=max(20, settings.k))
+    search = scale_search(index, recs, args, max(20, settings.k))
     examples = load_examples(stride_sample(list(read_records(args.data_dir / f"{check_split(args.split)}.jsonl")), args.limit),
                              EmbeddingCache(args.out / "cache", None, backend=backend))
     OpenBGR(model, search, settings=settings).retrieve_graph(examples[0].query)  # warm-up (not timed)
@@ -108,7 +134,7 @@ def main() -> None:
         t0 = time.perf_counter()
         graphs.append(OpenBGR(model, search, settings=settings).retrieve_graph(ex.query))
         times.append(1000 * (time.perf_counter() - t0))
-    meta = {"n": len(examples), "db": len(index.docs), "backend": backend, "nprobe": args.nprobe, "settings": vars(settings),
+    meta = {"n": len(examples), "db": len(index.docs), "backend": backend, "nprobe": args.nprobe, "settings": vars(settings), "links": args.links,
             "latency_ms": {"p50": round(percentile(times, 50), 1), "p95": round(percentile(times, 95), 1),
                            "mean": round(sum(times) / len(times), 1)}}
     print(f"# {args.data_dir.name} {args.split}, DB {len(index.docs):,} sentences: {json.dumps(meta)}")
@@ -126,7 +152,7 @@ def main() -> None:
             systems, [ex.question for ex in examples], golds)
         result["open"] = table.to_json()
         print("\n" + table.markdown() + "\n\n" + table.markdown("depth"))
-    atomic_write_text(args.out / f"results-{args.size}{'-timing' if args.timing else ''}.json", json.dumps(result, indent=1))
+    atomic_write_text(args.out / f"results-{args.size}{'-' + args.links if args.links != 'proper' else ''}{'-timing' if args.timing else ''}.json", json.dumps(result, indent=1))
 
 
 if __name__ == "__main__":

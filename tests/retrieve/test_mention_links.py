@@ -72,3 +72,7 @@ def test_hop_search_ranks_linked_first(tmp_path):
     assert set(first) == {"a", "c", "e"}
     second = [h.id for h in search.candidates("the sex of claudius 's husband ?", [("a",)], 2)[0]]
     assert set(second) == {"b", "f"}
+    only = HopSearch(index, depth=6, link_bonus=1.0, mentions=_index(), links_only=True)
+    assert {h.id for h in only.candidates("the sex of claudius 's husband ?", [("a",)], 6)[0]} == {"b", "c", "e", "f"}
+    # nothing linked (no gazetteer name in the question): dense + BM25 still answer
+    assert only.candidates("what is the weather ?", [()], 2)[0]

@@ -48,11 +48,14 @@ def gazetteer(records: Iterable[dict[str, Any]]) -> set[str]:
 class MentionIndex:
     """``name -> passage ids`` and ``passage id -> names`` of a text index, by gazetteer matching."""
 
-    def __init__(self, names: Iterable[str], doc_names: dict[str, tuple[str, ...]], max_df: int = 500,
+    def __init__(self, names: Iterable[str], doc_names: dict[str, tuple[str, ...]], max_df: int = 100,
                  old_weight: float = 0.5) -> None:
         self.old_weight = old_weight
         self.lexicon = {n for n in names if n}
-        self.max_words = max((len(n.split()) for n in self.lexicon), default=1)
+        self.longest: dict[str, int] = {}  # first word -> the most words a name starting with it has
+        for n in self.lexicon:
+            w = n.split()
+            self.longest[w[0]] = max(self.longest.get(w[0], 0), len(w))
         self.max_df = max_df
         self.doc_names = doc_names
         self.docs_of: dict[str, list[str]] = {}
@@ -61,7 +64,7 @@ class MentionIndex:
                 self.docs_of.setdefault(n, []).append(doc_id)
 
     @classmethod
-    def build(cls, docs: Iterable[tuple[str, str]], names: Iterable[str], max_df: int = 500,
+    def build(cls, docs: Iterable[tuple[str, str]], names: Iterable[str], max_df: int = 100,
               progress: bool = False) -> "MentionIndex":
         """Match ``names`` in every ``(id, text)`` of ``docs``."""
         from tqdm.auto import tqdm
@@ -72,7 +75,7 @@ class MentionIndex:
         return cls(probe.lexicon, doc_names, max_df)
 
     @classmethod
-    def for_index(cls, index: Any, names: Iterable[str], cache: Path | None = None, max_df: int = 500,
+    def for_index(cls, index: Any, names: Iterable[str], cache: Path | None = None, max_df: int = 100,
                   progress: bool = False) -> "MentionIndex":
         """:meth:`build` over a :class:`~graphhop.index.directory.KnowledgeIndex`'s passages, stored at
         ``cache`` (JSON) and read back from there when it exists."""
@@ -93,7 +96,7 @@ class MentionIndex:
         out: list[str] = []
         i = 0
         while i < len(words):
-            for n in range(min(self.max_words, len(words) - i), 0, -1):
+            for n in range(min(self.longest.get(words[i], 0), len(words) - i), 0, -1):
                 key = " ".join(words[i : i + n])
                 if key in self.lexicon:
                     out.append(key)

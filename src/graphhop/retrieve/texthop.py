@@ -56,7 +56,9 @@ class HopSearch:
             None if model in (None, canonical_model_name(None)) else model)
         self.entity_links = EntityLinks(index) if (links or links_only) and mentions is None else None
         self.links_only = links_only
-        self.mentions = mentions  # a MentionIndex: gazetteer entity links, also from the question (hop 1)
+        # a MentionIndex: gazetteer entity links, also from the question (hop 1); with links_only, a hop
+        # that has linked passages takes them alone (dense + BM25 only where nothing is linked)
+        self.mentions = mentions
         self._vecs: dict[str, np.ndarray] = {}
 
     def text(self, doc_id: str) -> str:
@@ -116,7 +118,8 @@ class HopSearch:
         out: list[Ranking] = []
         for path, ranking, qv in zip(paths, self.first_stage(queries, qvecs), qvecs):
             linked = self.linked(question, path)
-            found = [] if path and self.links_only else [h.id for h in ranking]
+            only = self.links_only and (bool(path) if self.mentions is None else bool(linked))
+            found = [] if only else [h.id for h in ranking]
             ids = [d for d in dict.fromkeys(found + sorted(linked)) if d not in path]
             if not ids:
                 out.append([])

@@ -32,6 +32,9 @@ from graphhop.train.bgr_data import BGRExample
 __all__ = ["builder_db", "mention_search", "open_search", "open_example", "open_examples", "select_open", "train_bgr_open"]
 
 
+LINKS = ("mentions", "mentions-only", "proper", "none")
+
+
 def builder_db(records: Sequence[dict[str, Any]], out: Path, dense: str = "flat",
                backend: str = "torch") -> tuple[Any, dict[str, str]]:
     """The DB of a builder dataset: every distinct evidence sentence of ``records`` indexed once under
@@ -68,21 +71,21 @@ def open_search(data_dir: Path, db_dir: Path, k: int, dense: str = "flat", backe
 
 
 def mention_search(index: Any, records: Sequence[dict[str, Any]], db_dir: Path, depth: int, links: str = "mentions",
-                   max_df: int = 500) -> Any:
+                   max_df: int = 100) -> Any:
     """:class:`~graphhop.retrieve.texthop.HopSearch` over ``index``; with ``links="mentions"`` its entity
     links come from a :class:`~graphhop.retrieve.mention_links.MentionIndex` (gazetteer: the entity names
     of the records' facts; built once, cached as ``db_dir/mentions.json``) and linked passages rank first
-    (``link_bonus`` 1)."""
+    (``link_bonus`` 1); ``mentions-only``: a hop with linked passages takes them alone."""
     from graphhop.core import InputError
     from graphhop.retrieve.mention_links import MentionIndex, gazetteer
     from graphhop.retrieve.texthop import HopSearch
 
-    if links not in ("mentions", "proper", "none"):
-        raise InputError(f"entity links: choose mentions, proper or none, got {links!r}")
-    if links != "mentions":
+    if links not in LINKS:
+        raise InputError(f"entity links: choose {', '.join(LINKS)}, got {links!r}")
+    if not links.startswith("mentions"):
         return HopSearch(index, depth=depth, links=links == "proper")
     mentions = MentionIndex.for_index(index, gazetteer(records), Path(db_dir) / "mentions.json", max_df, progress=True)
-    return HopSearch(index, depth=depth, link_bonus=1.0, mentions=mentions)
+    return HopSearch(index, depth=depth, link_bonus=1.0, mentions=mentions, links_only=links == "mentions-only")
 
 
 def _prefixes(gold: EvidenceGraph, limit: int) -> list[tuple[str, ...]]:
