@@ -147,7 +147,7 @@ def test_answer_type_nouns_are_not_agent_nouns():
 
 
 def test_a_leading_adverbial_clause_is_not_the_relation():
-    from graphhop.read.walk import _main_clause
+    from graphhop.read.sentence_graph import _main_clause
 
     assert _main_clause("Before coaching she played for ") == "she played for "
     assert _main_clause("Since 2019 it has been managed by ") == "Since 2019 it has been managed by "

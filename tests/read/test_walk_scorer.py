@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphhop.read.walk import Edge, _untitled
+from graphhop.read.sentence_graph import Edge, _untitled
 from graphhop.read.walk_scorer import answer_kind_ok, mask_entities
 
 
