@@ -27,3 +27,6 @@ def test_small_types_are_pooled_weighted_by_n_and_the_other_method_sits_beside()
     rest = tables.pooled([_block(3, 1.0, None), _block(1, 0.0, 0.5)])
     assert rest["n"] == 4 and rest["answer_hits1"] == pytest.approx(0.75) and rest["support_recall"] == pytest.approx(0.5)
     assert tables.pooled([]) is None
+    two = tables.table(new, [old, {}], by_type=False, labels=["dense"])
+    assert two[0].endswith("| dense: n | dense: Hits@1 / right reason | beside: n | beside: Hits@1 / right reason |")
+    assert two[2].endswith("| 10 | 0.300 / 0.300 | — | — |") and two[1].count("---") == 12
