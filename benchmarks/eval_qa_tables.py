@@ -69,8 +69,8 @@ def table(new: dict[str, dict[str, Any]], old: dict[str, dict[str, Any]] | list[
     method's outputs by dataset, or a list of them (one pair of columns each, headed by ``labels``)."""
     olds = old if isinstance(old, list) else [old]
     labels = list(labels or []) + ["beside"] * (len(olds) - len(labels or []))
-    head = "| dataset | question type | n | " + " | ".join(COLUMNS) + " | " + " | ".join(
-        f"{lab}: n | {lab}: Hits@1 / right reason" for lab in labels) + " |"
+    head = "| " + " | ".join(["dataset", "question type", "n", *COLUMNS] + [
+        f"{lab}: n | {lab}: Hits@1 / right reason" for lab in labels]) + " |"
     lines = [head, "|" + "---|" * (len(COLUMNS) + 3 + 2 * len(olds))]
     for name, d in new.items():
         os_ = [o.get(name) for o in olds]
@@ -80,7 +80,7 @@ def table(new: dict[str, dict[str, Any]], old: dict[str, dict[str, Any]] | list[
         for qtype, block, others in rows:
             vals = " | ".join("—" if block.get(c) is None else f"{block[c]:.3f}" for c in COLUMNS)
             label = f"{block['n']} of {d['of']}" if qtype == "all" else str(block["n"])
-            lines.append(f"| {name} | {qtype} | {label} | {vals} | " + " | ".join(_cells(o) for o in others) + " |")
+            lines.append("| " + " | ".join([name, qtype, label, vals] + [_cells(o) for o in others]) + " |")
     return lines
 
 

@@ -30,3 +30,5 @@ def test_small_types_are_pooled_weighted_by_n_and_the_other_method_sits_beside()
     two = tables.table(new, [old, {}], by_type=False, labels=["dense"])
     assert two[0].endswith("| dense: n | dense: Hits@1 / right reason | beside: n | beside: Hits@1 / right reason |")
     assert two[2].endswith("| 10 | 0.300 / 0.300 | — | — |") and two[1].count("---") == 12
+    alone = tables.table(new, [], by_type=False)
+    assert alone[0].endswith("| abstained |") and alone[2].endswith("| 0.000 |") and alone[1].count("---") == 8
