@@ -3,7 +3,10 @@
 Reports evidence P / R / F1 of the leaf set on ``--split`` (dev; ``test`` with a task-3 test file beside
 dev) for the baselines and the leaf retriever (:mod:`graphhop.retrieve.leaves`). Anything chosen (the
 baselines' fixed k; the head's stop threshold and step cap, chosen when it was trained) is chosen on the
-selection carve of train (the last tenth of the angles task-1 train trees), never on the report split::
+selection carve of train (the last tenth of the angles task-1 train trees), never on the report split.
+``--encoder fine-tuned`` (the default) uses the MiniLM fine-tuned on the train trees (`graphhop train
+leaf-encoder`, cached) and the head trained over its index; without that cache it warns and runs the frozen
+MiniLM with the session-3 head (``--encoder base``)::
 
     GRAPHHOP_DATA=/work/shared/data python benchmarks/entailmentbank_leaves.py --split dev \\
         --index-dir .cache/golden --out runs/leaves/dev.json
