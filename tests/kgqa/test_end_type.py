@@ -25,6 +25,11 @@ def test_singular(word: str, expected: str) -> None:
     ("when was X founded", None),
     ("what is X", None),
     ("which X footballer plays at position X", None),
+    ("which football club does X play for", "club"),
+    ("name a soccer club in X", "club"),
+    ("name a soccer club X", "club"),
+    ("which person directed the film X", "person"),
+    ("how many cities lie on rivers that flow through X", "city"),
 ])
 def test_asked_noun(text: str, expected: str | None) -> None:
     assert asked_noun(text) == expected
@@ -71,3 +76,26 @@ def test_asked_noun_phrase_keeps_the_adjective() -> None:
     assert asked_noun("which national team does x play for", phrase=True) == "national team"
     assert asked_noun("which national team does x play for") == "team"
     assert asked_noun("in which country was x born", phrase=True) == "country"
+
+
+def test_schema_nouns_tell_a_country_from_a_city_and_pool_over_peers() -> None:
+    """``citizen of`` ~ ``nationality`` (country) and ``born in`` ~ ``place_of_birth`` (city), read from
+    the training KBs' schema; a country nobody is a citizen of inherits it from a peer (same forward
+    relations: a capital and a currency)."""
+    from graphhop.core import Fact
+    from graphhop.kb.store import KGStore
+    from graphhop.kgqa.answer_types import SchemaNouns
+    from graphhop.kgqa.scorer import PathScorer
+
+    store = KGStore.from_facts([
+        Fact("Ann", "born in", "Tarrow"), Fact("Tarrow", "located in", "Marrenland"), Fact("Ann", "citizen of", "Marrenland"),
+        Fact("Marrenland", "capital", "Solvik"), Fact("Marrenland", "currency", "marr"),
+        Fact("Bo", "born in", "Merrow"), Fact("Merrow", "located in", "Quenmark"),
+        Fact("Quenmark", "capital", "Fallow Bay"), Fact("Quenmark", "currency", "quen")])
+    ids = {name: store.entities.index(name) for name in ("Tarrow", "Marrenland", "Merrow", "Quenmark")}
+    schema = SchemaNouns(PathScorer.load(), store)
+    assert schema.fit("country", ids["Marrenland"]) > schema.fit("country", ids["Tarrow"])
+    assert schema.fit("city", ids["Tarrow"]) > schema.fit("city", ids["Marrenland"])
+    assert ids["Marrenland"] in schema.peers(ids["Quenmark"])
+    assert schema.fit("country", ids["Quenmark"]) == pytest.approx(schema.fit("country", ids["Marrenland"]))
+    assert schema.fit("country", ids["Quenmark"]) > schema.fit("country", ids["Merrow"])

@@ -1,5 +1,6 @@
 """Issue 12's own 4-hop example: the scorer stops after ``born in``; answer typing continues two hops
-(``located in`` -> ``currency``) to the asked currency, with exactly the 4-fact chain as support."""
+(``located in`` -> ``currency``) to the asked currency, with exactly the 4-fact chain as support; and a
+country question over the same KB ends at the country, not at the birth city nor at the currency."""
 
 from __future__ import annotations
 
@@ -42,6 +43,15 @@ def test_four_hop_currency_question_answers_the_currency_with_the_chain(store) -
     typing = res["trace"]["answer_type"]
     assert typing["noun"] == "currency" and typing["moved_hops"] == 2
     assert res["trace"]["relation_path"] == ["directed by", "born in", "located in", "currency"]
+
+
+def test_country_question_stops_at_the_country(store) -> None:
+    """The same window must not overshoot: a country question ends at the country, not its currency."""
+    from graphhop.kgqa.pipeline import KGQA
+
+    res = KGQA(store, max_hops=4).ask("In which country was the director of The Glass Orchard born?")
+    assert res["answer"] == "Norvania", (res["answer"], res["trace"].get("relation_path"))
+    assert _triples(res) == set(GLASS_ORCHARD[:3])
 
 
 def test_window_is_bounded_by_max_hops(store) -> None:

@@ -27,7 +27,7 @@ TAIL_NOUNS: dict[str, tuple[str, ...]] = {
     "children": ("person",), "parents": ("person",), "spouse": ("person",), "people_born_here": ("person",),
     "profession": ("profession", "job", "occupation"), "religion": ("religion", "faith"), "ethnicity": ("ethnicity",),
     "gender": ("gender",), "cause_of_death": ("cause", "disease"), "institution": ("institution", "university", "school"),
-    "plays_in_club": ("club", "team"), "plays_for_country": ("country", "nation"), "plays_position": ("position",),
+    "plays_in_club": ("club", "team"), "plays_for_country": ("country", "nation", "national team"), "plays_position": ("position",),
     "is_in_country": ("country", "nation"), "directed_by": ("director", "person", "filmmaker"),
     "written_by": ("writer", "author", "person"), "starred_actors": ("actor", "star", "person"),
     "release_year": ("year",), "has_genre": ("genre",), "in_language": ("language",), "has_tags": ("tag", "topic"),
@@ -105,3 +105,87 @@ def plural(noun: str) -> str:
     if noun.endswith(("s", "x", "ch", "sh")):
         return noun + "es"
     return noun + "s"
+
+
+def _base_name(relation: str) -> str:
+    return relation.replace("_", " ")
+
+
+#: Peers (same forward relations) whose roles an entity's schema nouns pool; 0 = the entity's own only.
+N_PEERS = 20
+#: An inherited noun counts only when the asked noun is this close to it (MiniLM cosine: ``country`` /
+#: ``nation`` .77, ``city`` / ``town`` .77; ``country`` / ``city`` .54, ``currency`` / ``country`` .42).
+NOUN_MIN = 0.6
+
+
+class SchemaNouns:
+    """Type nouns of a user's KB entities by analogy with the training KBs' schema: each signed
+    relation of an entity is matched (MiniLM cosine of the names) to the nearest training relation in
+    the same role (``born in`` as a tail ~ ``place_of_birth`` -> city, place, town; ``citizen of`` ~
+    ``nationality`` -> country, nation), whose nouns (:data:`TAIL_NOUNS`, :data:`HEAD_NOUNS`) the
+    entity inherits, weighted by that cosine. :meth:`fit` is the best ``weight * cos(noun, inherited)``."""
+
+    def __init__(self, scorer, store: KGStore) -> None:
+        self.scorer = scorer
+        self.store = store
+        self._tail = (list(TAIL_NOUNS), scorer.word_vectors([_base_name(k) for k in TAIL_NOUNS]))
+        self._head = (list(HEAD_NOUNS), scorer.word_vectors([_base_name(k) for k in HEAD_NOUNS]))
+        self._nouns: dict[int, list[tuple[str, float]]] = {}
+        self._roles: dict[tuple[int, bool], list[tuple[str, float]]] = {}
+        self._classes: dict[frozenset, list[int]] | None = None
+        self._key: dict[int, frozenset] = {}
+        self.n_peers = N_PEERS
+        self._fit: dict[tuple[str, int], float] = {}
+
+    def role_nouns(self, rel: int, fwd: bool) -> list[tuple[str, float]]:
+        """(noun, cosine) inherited from the training relation nearest to one signed relation."""
+        from graphhop.kb.verbalize import clean_relation
+
+        key = (rel, fwd)
+        got = self._roles.get(key)
+        if got is None:
+            keys, mat = self._head if fwd else self._tail
+            table = HEAD_NOUNS if fwd else TAIL_NOUNS
+            sims = mat @ self.scorer.word_vectors([clean_relation(self.store.relations[rel])])[0]
+            j = int(np.argmax(sims))
+            got = self._roles[key] = [(n, float(sims[j])) for n in table[keys[j]]]
+        return got
+
+    def peers(self, entity: int) -> list[int]:
+        """Up to ``peers`` other entities with exactly the same set of forward relations (a class:
+        the countries all have a capital and a currency), when the entity has any."""
+        if self._classes is None:
+            keys: dict[int, set[int]] = {}
+            for h, r in zip(self.store.heads.tolist(), self.store.rels.tolist()):
+                keys.setdefault(h, set()).add(r)
+            self._key = {e: frozenset(rs) for e, rs in keys.items()}
+            self._classes = {}
+            for e, k in self._key.items():
+                self._classes.setdefault(k, []).append(e)
+        k = self._key.get(entity)
+        return [] if k is None else [e for e in self._classes[k] if e != entity][: self.n_peers]
+
+    def nouns(self, entity: int) -> list[tuple[str, float]]:
+        """(inherited noun, cosine of the relation match) pairs of one entity (and its peers)."""
+        got = self._nouns.get(entity)
+        if got is None:
+            roles = set(self.store.signed_relations(np.asarray([entity])))
+            if self.n_peers:
+                for e in self.peers(entity):
+                    roles.update(self.store.signed_relations(np.asarray([e])))
+            got = self._nouns[entity] = [nw for rel, fwd in sorted(roles) for nw in self.role_nouns(rel, fwd)]
+        return got
+
+    def fit(self, noun: str, entity: int) -> float:
+        """How well ``noun`` names the entity by the inherited nouns (0 when it inherits none)."""
+        key = (noun, entity)
+        fit = self._fit.get(key)
+        if fit is None:
+            got = self.nouns(entity)
+            if not got:
+                fit = 0.0
+            else:
+                cos = self.scorer.word_vectors([n for n, _ in got]) @ self.scorer.word_vectors([noun])[0]
+                fit = float(max((w * c for (_, w), c in zip(got, cos.tolist()) if c >= NOUN_MIN), default=0.0))
+            self._fit[key] = fit
+        return fit
