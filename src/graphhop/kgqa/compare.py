@@ -7,9 +7,10 @@ mention masked) and its best answer is the side's entity, the chain to it part o
 
 :func:`compare_sides` reads, from both sides' entities, the relation paths that end at numeric
 values (years, counts) against the attribute text (``who was born earlier X``); the path shared by
-both sides with the highest joint probability is used, so a birth year is compared with a birth
+both sides with the highest joint probability is used, among those that give each side one value when
+there are such (a publisher's founding year, not the years of the books it published), so a birth year is compared with a birth
 year, never with a founding year; its probability on each side is taken among the paths both sides
-share (the only ones a comparison can use). The comparative's direction (earlier/before/fewer/lower ->
+share (the only ones a comparison can use; those with one value per side when there are such). The comparative's direction (earlier/before/fewer/lower ->
 minimum, later/after/more/higher -> maximum; ``older``/``younger`` flip on dates) picks the winner.
 """
 
@@ -128,6 +129,7 @@ def compare_sides(kgqa: Any, question: str, sides: list[dict[str, Any]], attribu
     shared = [s for s in numeric[0] if s in numeric[1]]
     if not shared:
         return None
+    shared = [s for s in shared if all(len(_numeric(kgqa, t[s][0])) == 1 for t in numeric)] or shared
     steps = max(shared, key=lambda s: (numeric[0][s][1] * numeric[1][s][1], -len(s)))
     picks = []
     for side, reading, table in zip(sides, readings, numeric):

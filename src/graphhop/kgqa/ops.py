@@ -40,10 +40,12 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from graphhop.kb.verbalize import clean_relation
+from graphhop.kgqa.cover import covering, general, walk
 from graphhop.kgqa.compare import (compare_sides, names_entity, resolve, same_value, split_choice, split_comparative,
                                    split_same)
 from graphhop.kgqa.end_type import asked_noun, retype
 from graphhop.kgqa.link import Mention, masked, tokens
+from graphhop.kgqa.pipeline import walks_back
 from graphhop.kgqa.scorer import type_relations
 from graphhop.read.ops import parse_number, relation_sides
 
@@ -95,9 +97,11 @@ def _alternatives(kgqa: Any, reading: Any, n: int = 3) -> list[list[int]]:
     return out
 
 
-def run_query(kgqa: Any, question: str, mentions: Sequence[Mention], entities_only: bool = False) -> dict[str, Any]:
+def run_query(kgqa: Any, question: str, mentions: Sequence[Mention], entities_only: bool = False,
+              keep: bool = False) -> dict[str, Any]:
     """The best path over every topic mention (or a conjunction of two); see the module docstring.
-    With ``entities_only``, paths that end at literals (years, numbers) are left out."""
+    With ``entities_only``, paths that end at literals (years, numbers) are left out; with ``keep``,
+    the result holds the reading and path used under ``"_used"`` (for :func:`run_count`)."""
     readings = [kgqa.read(question, m) for m in mentions]
     if entities_only:
         readings = [_without_literals(kgqa, r) for r in readings]
@@ -109,11 +113,19 @@ def run_query(kgqa: Any, question: str, mentions: Sequence[Mention], entities_on
     conj = _conjunction(kgqa, readings)
     if conj is not None:
         return conj
+    # with two mentions (``a player who plays at Defender position at the club X``) the other mention's
+    # relation words are in the question too: they name no relation from this topic
+    top, cover = covering(kgqa, top) if len(readings) == 1 else (top, {})
+    top, wider = general(kgqa, top) if len(readings) == 1 else (top, {})
     top, typing = _typed(kgqa, top, masked(question, list(mentions)))
     names = kgqa.store.entities
     ans = kgqa.answers(top.best, top.mention.entities)
-    return _finish(kgqa, top, top.best, ans, [names[a] for a in ans], kgqa.support(top.best, ans[:10]),
-                   {"relation_path": kgqa.describe(top)["relation_path"], **typing}, pool=kgqa.confidence == "answer")
+    res = _finish(kgqa, top, top.best, ans, [names[a] for a in ans], kgqa.support(top.best, ans[:10]),
+                  {"relation_path": kgqa.describe(top)["relation_path"], **cover, **wider, **typing},
+                  pool=kgqa.confidence == "answer")
+    if keep:
+        res["_used"] = (top, top.best)
+    return res
 
 
 def _typed(kgqa: Any, reading: Any, text: str) -> tuple[Any, dict[str, Any]]:
@@ -162,7 +174,9 @@ _HOW_MANY = re.compile(r"\bhow many\b|\b(?:what is |what's )?(?:the )?(?:total )
 def run_count(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict[str, Any]:
     """How many entities the best path reaches (``how many`` read as ``which``)."""
     text = _HOW_MANY.sub("which", question)
-    res = run_query(kgqa, text, kgqa.linker.link(text) if text != question else mentions)
+    found = kgqa.linker.link(text) if text != question else mentions
+    res = run_query(kgqa, text, found, keep=True)
+    used = res.pop("_used", None)
     if not res["supported"]:
         return {**res, "answer": "", "answers": []}
     counted = res["answers"]
@@ -171,14 +185,38 @@ def run_count(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict[str
             res["trace"]["stored_count"] = counted[0]
             res["answers"] = [counted[0]]
             return res
-        res = run_query(kgqa, text, kgqa.linker.link(text) if text != question else mentions, entities_only=True)
+        res = run_query(kgqa, text, found, entities_only=True, keep=True)
+        used = res.pop("_used", None)
         if not res["supported"]:
             return {**res, "answer": "", "answers": []}
         counted = res["answers"]
+    counted = _with_described_topic(kgqa, text, res, counted, used)
     res["trace"]["counted"] = counted
     res["answer"] = str(len(counted))
     res["answers"] = [res["answer"]]
     return res
+
+
+def _with_described_topic(kgqa: Any, text: str, res: dict[str, Any], counted: list[str], used: Any) -> list[str]:
+    """The counted entities, with the topic among them when the question describes something *by* the
+    topic and the chain comes back to it: "How many films did **the director of X** direct?" counts X
+    (X is one of the director's films), "How many siblings does X have?" does not (no ``of X``)."""
+    reading, path = used or (None, None)
+    if path is None or not len(path.steps) >= 2:
+        return counted
+    mention = reading.mention
+    toks = tokens(text.replace("[", " ").replace("]", " "))
+    before = [w for w in toks[max(0, mention.start - 2) : mention.start] if w != "the"]
+    if before[-1:] != ["of"]:
+        return counted
+    full = walk(kgqa.store, mention.entities, path.steps, path.score)  # with the topic a walk-back leaves out
+    topic = [e for e in mention.entities if full is not None and e in set(full.ends.tolist())]
+    names = kgqa.store.entities
+    if len(topic) != 1 or names[topic[0]] in counted:
+        return counted
+    res["chains"] = kgqa.support(full, topic) + res["chains"]
+    res["trace"]["topic_counted"] = names[topic[0]]
+    return [names[topic[0]]] + counted
 
 
 #: How close (MiniLM cosine) the counted noun must be to the name of a relation whose value is one
@@ -325,6 +363,12 @@ def _claims(kgqa: Any, toks: list[str], mentions: Sequence[Mention]) -> list[tup
 
 
 def _boolean_claim(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict[str, Any]:
+    """A claimed value checked from each reading of :func:`_claims`: ``yes`` when the best chain of the
+    claim's type (named relations first: :func:`covering`) reaches the claim in some reading (the
+    subject's first), with a probability over the threshold, without walking a relation straight back and
+    naming as many of the question's relations as any chain of the claim's type, with that chain alone as the
+    support; otherwise ``no``, with the chain that decides it: what the KB says about
+    the question's subject (``Paper Harbor published by Saltmarsh Books``, not the other side's facts)."""
     if len(mentions) < 2:
         return _none("a yes/no question needs a topic and a claimed value", {"answer_if_unsure": "no"})
     toks = tokens(question.replace("[", " ").replace("]", " "))
@@ -334,19 +378,39 @@ def _boolean_claim(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dic
         if reading.best is None:
             continue
         typed = _typed_like(kgqa, reading.paths, sorted(claim_ids)) or reading.paths
-        options.append((_prob(reading, typed[0]), reading, typed[0], claim_ids, claim_chains, typed))
+        moved, cover = covering(kgqa, reading, paths=typed)
+        best = moved.best if cover else typed[0]
+        hit = [e for e in kgqa.answers(best) if e in claim_ids][:1]
+        if walks_back(best.steps) or not _names_all(kgqa, reading, best, typed):
+            hit = []  # a chain that walks a relation straight back, or a shortcut, proves nothing about the claim
+        options.append({"prob": _prob(moved, best, typed), "reading": moved, "best": best, "claim": claim_ids,
+                        "chains": claim_chains, "typed": typed, "hit": hit, "cover": cover})
     if not options:
         return _none("no path from the question's entities")
-    _, reading, best, claim_ids, claim_chains, typed = max(options, key=lambda o: o[0])
+    hits = [o for o in options if o["hit"] and o["prob"] >= kgqa.threshold]  # a chain the scorer believes
+    subject_first = sorted(options, key=lambda o: (o["reading"].mention.start, -o["prob"]))
+    o = next((o for o in subject_first if o in hits), subject_first[0])
+    reading, best = o["reading"], o["best"]
     names = kgqa.store.entities
-    trace: dict[str, Any] = {"claim": [names[e] for e in sorted(claim_ids)][:3], "topic": reading.mention.text,
-                             "claim_path": kgqa.describe(reading, best)}
-    hit = [e for e in kgqa.answers(best) if e in claim_ids][:1]
-    if hit:
-        return _finish(kgqa, reading, best, hit, ["yes"], kgqa.support(best, hit) + claim_chains, trace, typed)
+    trace: dict[str, Any] = {"claim": [names[e] for e in sorted(o["claim"])][:3], "topic": reading.mention.text,
+                             "claim_path": kgqa.describe(reading, best), **o["cover"]}
+    if hits:
+        return _finish(kgqa, reading, best, o["hit"], ["yes"], kgqa.support(best, o["hit"]) + o["chains"], trace,
+                       o["typed"])
     ans = kgqa.answers(best, reading.mention.entities)
-    trace["reason"] = "the best chain of the claim's type ends elsewhere"
-    return _finish(kgqa, reading, best, ans, ["no"], kgqa.support(best, ans[:3]) + claim_chains, trace, typed)
+    trace["reason"] = "the best chain of the claim's type from the subject ends elsewhere"
+    return _finish(kgqa, reading, best, ans, ["no"], kgqa.support(best, ans[:3]) + o["chains"], trace, o["typed"])
+
+
+def _names_all(kgqa: Any, reading: Any, path: Any, paths: Sequence[Any]) -> bool:
+    """Whether ``path`` names as many of the question's relation words as any of ``paths`` does (a claim
+    reached over ``died in`` does not answer "was X born in Y" when a chain over ``born in`` exists)."""
+    if float(getattr(kgqa, "cover", 0.0)) <= 0:
+        return True
+    words = kgqa.relation_words
+    asked, typed = words.split(reading.text)
+    named = asked + [w for w in typed if w not in asked]
+    return words.covered(named, path.steps) >= max(words.covered(named, p.steps) for p in paths)
 
 
 def run_comparison(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict[str, Any]:

@@ -56,6 +56,7 @@ def expand(
     max_nodes: int = 2000,
     max_paths: int = 400,
     back_to_start: bool = False,
+    also: Callable[[list[RelPath]], list[RelPath]] | None = None,
 ) -> list[RelPath]:
     """Every relation path of 1..``max_hops`` steps from ``topic`` that the beam keeps, scored.
 
@@ -68,6 +69,9 @@ def expand(
     reaches the *other* entities that share it: the entities the previous step came from are left out
     ("the films that share a director with X" are not X; without this, a third hop answers with X's own
     year or cast), and a path left with nothing is dropped. ``back_to_start`` keeps them (before).
+    ``also(new)`` (sorted best first) may name paths outside the beam that are extended too (the
+    ``kgqa`` pipeline keeps the paths that use more of the relations the question names:
+    :func:`graphhop.kgqa.cover.covering`).
     """
     start = np.unique(np.asarray(topic, dtype=np.int64))
     frontier = [RelPath((), [start])]
@@ -96,6 +100,9 @@ def expand(
             new = new[:max_paths]
         out += new
         frontier = new[:beam]
+        if also is not None:
+            kept = {id(p) for p in frontier}
+            frontier += [p for p in also(new) if id(p) not in kept]
     return out
 
 

@@ -30,7 +30,7 @@ from graphhop.kb.verbalize import Verbalizer
 from graphhop.kgqa.end_type import EndTyper
 from graphhop.kgqa.link import EntityLinker, Mention, masked
 from graphhop.kgqa.paths import RelPath, chains, expand, path_signature
-from graphhop.kgqa.scorer import MAX_HOPS, PathScorer
+from graphhop.kgqa.scorer import MAX_HOPS, PathScorer, RelationWords
 from graphhop.read.ops import parse_number
 
 __all__ = ["Reading", "KGQA", "expected_kind", "walks_back", "TOPIC_ANSWERS", "ANSWER_ORDERS", "CONFIDENCES", "WALK_BACKS"]
@@ -71,6 +71,11 @@ CONFIDENCES = ("answer", "path")
 #: or ``any`` (before). Chosen on selection data (docs/RESULTS.md, issue 12).
 WALK_BACKS = ("others", "any")
 
+#: The window of named-relation coverage (:func:`graphhop.kgqa.cover.covering`): a path whose probability
+#: is at least this share of the best path's may win by naming more of the question's relation words.
+#: Chosen on the selection KBs and the selection part of the training questions (docs/RESULTS.md, issue 12).
+COVER_RATIO = 1e-5
+
 
 def walks_back(steps: Sequence[tuple[int, bool]]) -> bool:
     """Whether a relation path takes a relation and then the same relation straight back (``X r Y``,
@@ -106,7 +111,8 @@ class KGQA:
     def __init__(self, store: KGStore, scorer: PathScorer | None = None, max_hops: int = 3, beam: int = 10,
                  threshold: float | None = None, max_support: int = 50, topic_answers: str = "no-walk-back",
                  end_typing: bool = True, answer_order: str = "degree", confidence: str = "answer",
-                 walk_back: str = "others") -> None:
+                 walk_back: str = "others",
+                 cover: float = COVER_RATIO) -> None:
         if not 1 <= max_hops <= MAX_HOPS:
             raise ValueError(f"max_hops must be in 1..{MAX_HOPS}")
         self.store = store
@@ -130,12 +136,23 @@ class KGQA:
         if walk_back not in WALK_BACKS:
             raise ValueError(f"walk_back must be one of {', '.join(WALK_BACKS)} (got {walk_back!r})")
         self.walk_back = walk_back
+        #: named-relation coverage (:func:`graphhop.kgqa.cover.covering`): paths within ``cover`` x the best
+        #: path's probability that use more of the relations the question names win; 0 turns it off
+        self.cover = float(cover)
+        self._relation_words: RelationWords | None = None
         self._qcache: dict[str, np.ndarray] = {}
 
     @classmethod
     def from_index(cls, index: Any, weights: str | None = None, **options: Any) -> "KGQA":
         """Over the facts of a :class:`~graphhop.index.directory.KnowledgeIndex`."""
         return cls(KGStore.from_index(index), PathScorer.load(weights), **options)
+
+    @property
+    def relation_words(self) -> RelationWords:
+        """The KB's relation-name words (:class:`~graphhop.kgqa.scorer.RelationWords`), built once."""
+        if self._relation_words is None:
+            self._relation_words = RelationWords(self.store.relations)
+        return self._relation_words
 
     # ------------------------------------------------------------------ reading
     def question_vector(self, text: str) -> np.ndarray:
@@ -158,7 +175,8 @@ class KGQA:
             text = masked(question, list(mask) if mask is not None else [mention])
         q = self.question_vector(text)
         paths = expand(self.store, mention.entities, lambda ps: self.scorer.score_paths(q, self.store, ps, text),
-                       max_hops=max_hops or self.max_hops, beam=self.beam, back_to_start=self.walk_back == "any")
+                       max_hops=max_hops or self.max_hops, beam=self.beam, back_to_start=self.walk_back == "any",
+                       also=self._covering_beam(text))
         topic = set(mention.entities)
         if self.topic_answers != "always":
             paths = [p for p in paths if not set(p.ends.tolist()) <= topic
@@ -173,6 +191,23 @@ class KGQA:
         scores = np.asarray([p.score for p in paths], dtype=np.float64)
         probs = np.exp(scores - scores.max())
         return Reading(mention, text, paths, probs / probs.sum())
+
+    def _covering_beam(self, text: str, extra: int = 2) -> Any:
+        """Beyond the beam, the ``extra`` best-scored paths of a hop that use as many of the relations the
+        question names as the best path in the beam, or more (so a 4-hop chain that names every asked
+        relation is still grown when shortcuts fill the beam); None when coverage is off or nothing is named."""
+        if self.cover <= 0:
+            return None
+        from graphhop.kgqa.end_type import asked_noun
+
+        asked = self.relation_words.asked(text, skip=asked_noun(text))
+        if not asked:
+            return None
+
+        def also(new: list[RelPath]) -> list[RelPath]:
+            most = max((self.relation_words.covered(asked, p.steps) for p in new[: self.beam]), default=0)
+            return [p for p in new[self.beam :] if self.relation_words.covered(asked, p.steps) >= max(most, 1)][:extra]
+        return also
 
     def is_numeric(self, path: RelPath, sample: int = 20) -> bool:
         """Whether the path ends at numbers (years, counts): every one of its first ``sample`` ends."""

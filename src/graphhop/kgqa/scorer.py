@@ -33,7 +33,7 @@ from graphhop.kb.verbalize import clean_relation
 from graphhop.kgqa.paths import RelPath
 
 __all__ = ["MAX_HOPS", "MAX_WORDS", "DEFAULT_WEIGHTS", "content_words", "answer_noun", "PathBatch", "make_head", "PathScorer",
-           "type_relations", "fast_encoder"]
+           "type_relations", "fast_encoder", "RelationWords"]
 
 MAX_HOPS = 4
 MAX_WORDS = 12
@@ -71,6 +71,81 @@ def answer_noun(text: str) -> str | None:
                 return v if v.isalpha() and v not in FUNCTION_WORDS else None
             return None
     return None
+
+
+def _singular(word: str) -> str:
+    """``publishers`` -> ``publisher``, ``cities`` -> ``city`` (as :func:`graphhop.kgqa.end_type.singular`)."""
+    from graphhop.kgqa.end_type import singular
+
+    return singular(word)
+
+
+class RelationWords:
+    """The words of a KB's relation names, for asking which relations a question *names*.
+
+    A question word names a relation when its Snowball stem equals a stem of one of the relation's
+    name words, or one stem starts the other and the shorter has at least 4 letters (``founder`` /
+    ``founded by``, ``director`` / ``directed by``, ``children`` / ``child``). :meth:`asked` gives
+    the stems of the question's content words that name some relation of the KB; :meth:`covered`
+    how many of them a relation path uses. A path that leaves a named relation out (``nationality``
+    where the question says ``born``, ``flows through`` where it says ``source``) answers for a
+    reason the question did not give: a shortcut."""
+
+    def __init__(self, relations: Sequence[str]) -> None:
+        import snowballstemmer
+
+        self._stem = snowballstemmer.stemmer("english").stemWord
+        self.by_relation = [frozenset(self.stems(clean_relation(r))) for r in relations]
+        self.vocabulary = frozenset().union(*self.by_relation) if self.by_relation else frozenset()
+
+    def stems(self, text: str) -> list[str]:
+        """Stems of the content words of ``text`` (function words and the ``X`` mask dropped)."""
+        words = [w.strip("?,.!;:'\"()") for w in text.lower().split()]
+        return [self._stem(w) for w in words if w.isalpha() and len(w) > 2 and w not in FUNCTION_WORDS]
+
+    @staticmethod
+    def match(a: str, b: str) -> bool:
+        """Whether two stems name the same thing (equal, or one a prefix of the other, >= 4 letters)."""
+        return a == b or (min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a)))
+
+    def asked(self, text: str, skip: str | None = None) -> list[str]:
+        """The stems of ``text``'s words that name a relation of the KB; ``skip`` (a singular noun: the
+        asked answer type) is left out where it occurs in the plural: the things counted or listed
+        (``publishers`` in "how many publishers ..."), while a singular one often names the relation
+        itself (``currency`` in "what currency is used in ...")."""
+        if skip:
+            plain = [w.lower().strip("?,.!;:'\"()") for w in text.split()]
+            text = " ".join(w for w in plain if not (_singular(w) == skip and w != skip))
+        return list(dict.fromkeys(s for s in self.stems(text) if any(self.match(s, v) for v in self.vocabulary)))
+
+    def split(self, text: str) -> tuple[list[str], list[str]]:
+        """``(relation words outside, inside)`` the phrase that names the asked type: up to two content
+        words after ``which``/``what``/``name``/``list``/``how many`` (and ``is the``, ``a``, ...):
+        in "name a **soccer club** in X" or "how many **publishers** are based in X" the type's words may
+        name a relation (``plays in club``, ``published by``) without asking for it."""
+        plain = [w.strip("?,.!;:'\"()") for w in text.lower().split()]
+        phrase: set[int] = set()
+        for i, w in enumerate(plain):
+            if w in ("which", "what", "name", "list") or (w == "many" and i > 0 and plain[i - 1] == "how"):
+                j = i + 1
+                while j < len(plain) and plain[j] in _BEFORE_NOUN:
+                    j += 1
+                while j < len(plain) and len(phrase) < 2 and plain[j].isalpha() and plain[j] not in FUNCTION_WORDS:
+                    phrase.add(j)
+                    j += 1
+                break
+        outside = " ".join(w for i, w in enumerate(plain) if i not in phrase)
+        inside = " ".join(w for i, w in enumerate(plain) if i in phrase)
+        return self.asked(outside), self.asked(inside)
+
+    def covered(self, asked: Sequence[str], steps: Sequence[tuple[int, bool]]) -> int:
+        """How many of ``asked`` the relations of ``steps`` name."""
+        rels = [self.by_relation[r] for r, _ in steps]
+        return sum(any(self.match(a, v) for words in rels for v in words) for a in asked)
+
+    def unnamed(self, asked: Sequence[str], steps: Sequence[tuple[int, bool]]) -> int:
+        """How many steps of a path take a relation that none of ``asked`` names."""
+        return sum(not any(self.match(a, v) for a in asked for v in self.by_relation[r]) for r, _ in steps)
 
 
 DEFAULT_WEIGHTS = Path(str(resources.files("graphhop") / "weights" / "kgqa"))

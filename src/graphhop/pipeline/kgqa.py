@@ -20,7 +20,7 @@ __all__ = ["KGQAPipeline", "OPTIONS"]
 #: it reads the whole KB, not retrieved facts).
 OPTIONS: dict[str, Any] = {"hops": 3, "beam": 10, "threshold": None, "weights": None, "k": None, "model": None,
                            "reader": None, "topic_answers": "no-walk-back", "answer_order": "degree", "confidence": "answer", "end_typing": True,
-                           "walk_back": "others"}
+                           "walk_back": "others", "cover": None}
 
 
 class KGQAPipeline(Stage):
@@ -30,7 +30,8 @@ class KGQAPipeline(Stage):
 
     def __init__(self, index: Any, hops: int = 3, beam: int = 10, threshold: Optional[float] = None,
                  weights: Optional[str] = None, topic_answers: str = "no-walk-back", answer_order: str = "degree",
-                 confidence: str = "answer", end_typing: bool = True, walk_back: str = "others") -> None:
+                 confidence: str = "answer", end_typing: bool = True, walk_back: str = "others",
+                 cover: Optional[float] = None) -> None:
         from graphhop.kgqa.pipeline import ANSWER_ORDERS, CONFIDENCES, TOPIC_ANSWERS, WALK_BACKS
 
         if not 1 <= hops <= 4:
@@ -42,6 +43,7 @@ class KGQAPipeline(Stage):
         self.index, self.hops, self.beam, self.threshold, self.weights = index, hops, beam, threshold, weights
         self.topic_answers, self.answer_order, self.confidence = topic_answers, answer_order, confidence
         self.end_typing, self.walk_back = end_typing, walk_back
+        self.cover = cover  # named-relation coverage window (graphhop.kgqa.cover.covering); None: the default
         self._kgqa: Any = None
 
     @property
@@ -53,7 +55,8 @@ class KGQAPipeline(Stage):
             self._kgqa = KGQA.from_index(self.index, self.weights, max_hops=self.hops, beam=self.beam,
                                          threshold=self.threshold, topic_answers=self.topic_answers,
                                          answer_order=self.answer_order, confidence=self.confidence,
-                                         end_typing=self.end_typing, walk_back=self.walk_back)
+                                         end_typing=self.end_typing, walk_back=self.walk_back,
+                                         **({} if self.cover is None else {"cover": self.cover}))
         return self._kgqa
 
     def retrieve_graph(self, questions: Sequence[str]) -> list[Any]:
@@ -78,7 +81,18 @@ def _factory(index: Any, **options: Any) -> KGQAPipeline:
     return KGQAPipeline(index, hops=int(opts["hops"]), beam=int(opts["beam"]), threshold=opts["threshold"],
                         weights=opts["weights"], topic_answers=str(opts["topic_answers"]),
                         answer_order=str(opts["answer_order"]), confidence=str(opts["confidence"]),
-                        end_typing=_flag("end_typing", opts["end_typing"]), walk_back=str(opts["walk_back"]))
+                        end_typing=_flag("end_typing", opts["end_typing"]), walk_back=str(opts["walk_back"]),
+                        cover=_number("cover", opts["cover"]))
+
+
+def _number(name: str, value: Any) -> Optional[float]:
+    """A number option given as a number or as text (``--option cover=0``); None stays None."""
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"kgqa: {name} must be a number (got {value!r})") from None
 
 
 def _flag(name: str, value: Any) -> bool:

@@ -1,0 +1,123 @@
+"""Named-relation coverage: the chain the question actually asks, not a shortcut to the same kind of answer.
+
+The trained scorer (:mod:`graphhop.kgqa.scorer`) sometimes prefers a shortcut that reaches the right
+*kind* of answer for the wrong reason: ``nationality`` where the question says ``born in → located in``,
+``flows through → currency`` where it says ``source``. :func:`covering` lets the path that uses more of
+the relations the question *names* (:class:`~graphhop.kgqa.scorer.RelationWords`) win over such a
+shortcut; :func:`general` replaces a relation the question does not name by a more general one of the
+KB that holds every one of its facts (``capital`` by ``located in``: "companies headquartered in
+country X" are those in any of its cities, not only in its capital). Chosen on the selection KBs
+(``tests/kgqa/data``) and the selection part of the training questions (docs/RESULTS.md, issue 12).
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any, Sequence
+
+import numpy as np
+
+from graphhop.kgqa.paths import RelPath
+
+__all__ = ["covering", "general", "relation_pairs", "walk"]
+
+
+def covering(kgqa: Any, reading: Any, text: str | None = None, paths: Sequence[Any] | None = None) -> tuple[Any, dict[str, Any]]:
+    """The reading with the path that uses the most relations the question names first, when its best
+    path leaves one out: a *shortcut* (``nationality`` where the question says ``born``, ``flows through``
+    where it says ``source``; :class:`~graphhop.kgqa.scorer.RelationWords`). The words of the phrase naming
+    the asked type (``soccer club``, ``currency``, ``publishers``: :meth:`~graphhop.kgqa.scorer.RelationWords.split`)
+    never force a move; they only break ties. Candidates are ``paths`` (default: all of the reading's) whose
+    probability is at least ``kgqa.cover`` x the best one's and that take no more unnamed relations than the
+    best path (a move adds named relations, never unasked ones: ``capital → lies on → flows through`` names
+    more of "cities that lie on rivers that flow through X" than ``^flows through`` but walks through an
+    unasked capital); among those naming the most, then naming the type's words, the scorer's best wins.
+    The moved path keeps the best path's probability (the threshold judges whether the KB answers at all),
+    and the trace says what moved."""
+    ratio = float(getattr(kgqa, "cover", 0.0))
+    cands = list(reading.paths if paths is None else paths)
+    if ratio <= 0 or not cands:
+        return reading, {}
+    words = kgqa.relation_words
+    asked, typed = words.split(reading.text if text is None else text)
+    if not asked:
+        return reading, {}
+    prob = {id(p): float(q) for p, q in zip(reading.paths, reading.probs)}
+    floor, best = ratio * prob[id(cands[0])], cands[0]
+    named = asked + [w for w in typed if w not in asked]
+    extra = words.unnamed(named, best.steps)
+    counted = [(words.covered(asked, p.steps), words.covered(typed, p.steps), -i, p) for i, p in enumerate(cands)
+               if prob[id(p)] >= floor and words.unnamed(named, p.steps) <= extra]
+    if words.covered(asked, best.steps) >= max(c[0] for c in counted):
+        return reading, {}
+    chosen = max(counted, key=lambda c: c[:3])[3]
+    trace = {"coverage": {"asked": asked, "scorer_path": kgqa.describe(reading, cands[0])["relation_path"],
+                          "scorer_prob": round(prob[id(cands[0])], 4), "prob": round(prob[id(chosen)], 4)}}
+    rest = [(p, prob[id(p)]) for p in reading.paths if p is not chosen and p is not cands[0]]
+    paths_out = [chosen, cands[0]] + [p for p, _ in rest]
+    probs = np.asarray([prob[id(cands[0])], prob[id(chosen)]] + [q for _, q in rest])
+    return type(reading)(reading.mention, reading.text, paths_out, probs), trace
+
+
+#: per store: the entity pairs of each signed relation asked for so far
+_PAIRS: "weakref.WeakKeyDictionary[Any, dict[tuple[int, bool], frozenset]]" = weakref.WeakKeyDictionary()
+
+
+def relation_pairs(store: Any, relation: int, forward: bool) -> frozenset:
+    """The (from, to) entity pairs of a signed relation over ``store`` (cached per store)."""
+    cache = _PAIRS.setdefault(store, {})
+    key = (relation, forward)
+    got = cache.get(key)
+    if got is None:
+        edges = np.nonzero(store.rels == relation)[0]
+        a, b = (store.heads[edges], store.tails[edges]) if forward else (store.tails[edges], store.heads[edges])
+        got = cache[key] = frozenset(zip(a.tolist(), b.tolist()))
+    return got
+
+
+def walk(store: Any, topic: Sequence[int], steps: Sequence[tuple[int, bool]], score: float) -> RelPath | None:
+    """The relation path ``steps`` walked from ``topic`` over every edge (a relation walked straight back
+    may return to where it came from); None when some hop reaches nothing."""
+    layers = [np.unique(np.asarray(topic, dtype=np.int64))]
+    for rel, fwd in steps:
+        _, reached = store.step(layers[-1], rel, fwd)
+        if len(reached) == 0:
+            return None
+        layers.append(np.unique(reached))
+    return RelPath(tuple(steps), layers, score=score)
+
+
+def general(kgqa: Any, reading: Any, text: str | None = None) -> tuple[Any, dict[str, Any]]:
+    """The reading with its best path's unnamed relations replaced by more general ones: a relation of the
+    KB that holds every pair of the step's relation and more (``^located in`` ⊋ ``capital``), when the
+    question names neither (``how many publishers are based in X`` counts those in every city of X, not
+    only in its capital). The new path keeps the best path's probability; the trace says what changed."""
+    best = reading.best
+    if best is None or float(getattr(kgqa, "cover", 0.0)) <= 0:
+        return reading, {}
+    words, store = kgqa.relation_words, kgqa.store
+    asked, typed = words.split(reading.text if text is None else text)
+    named = asked + [w for w in typed if w not in asked]
+    steps = list(best.steps)
+    changed = []
+    for i, (rel, fwd) in enumerate(best.steps):
+        if words.covered(named, [(rel, fwd)]):
+            continue
+        pairs = relation_pairs(store, rel, fwd)
+        for alt, afwd in store.signed_relations(best.layers[i]):
+            if alt == rel or words.covered(named, [(alt, afwd)]):
+                continue
+            wider = relation_pairs(store, alt, afwd)
+            if len(wider) > len(pairs) and pairs <= wider:
+                steps[i] = (alt, afwd)
+                changed.append(i)
+                break
+    if not changed:
+        return reading, {}
+    path = walk(store, reading.mention.entities, steps, best.score)
+    if path is None:
+        return reading, {}
+    trace = {"general": {"scorer_path": kgqa.describe(reading)["relation_path"], "steps": changed}}
+    paths = [path] + [p for p in reading.paths if p.steps != path.steps]
+    probs = np.asarray([reading.prob] + [float(q) for p, q in zip(reading.paths, reading.probs) if p.steps != path.steps][: len(paths) - 1])
+    return type(reading)(reading.mention, reading.text, paths, probs), trace

@@ -1,0 +1,34 @@
+"""Which relations a question names (:class:`graphhop.kgqa.scorer.RelationWords`), the basis of the
+``kgqa`` pipeline's shortcut check (:func:`graphhop.kgqa.cover.covering`)."""
+
+from __future__ import annotations
+
+from graphhop.kgqa.scorer import RelationWords
+
+RELATIONS = ["born in", "nationality", "located in", "first mapped by", "currency", "founded by", "published by",
+             "based in", "children"]
+
+
+def test_question_words_name_relations_by_stem_and_prefix() -> None:
+    words = RelationWords(RELATIONS)
+    assert words.asked("what is the currency of the country where the explorer who first mapped X was born") == [
+        "currenc", "first", "map", "born"]
+    assert words.asked("was the founder of X born in") == ["founder", "born"]  # founder ~ founded by
+    assert words.asked("who are the child of X") == ["child"]  # child ~ children
+    assert words.asked("what films did X act in") == []
+
+
+def test_coverage_and_unnamed_steps_of_a_path() -> None:
+    words = RelationWords(RELATIONS)
+    ids = {r: i for i, r in enumerate(RELATIONS)}
+    asked = words.asked("what currency is used in the country where the explorer who first mapped X was born")
+    shortcut = [(ids["first mapped by"], True), (ids["nationality"], True), (ids["currency"], True)]
+    chain = [(ids["first mapped by"], True), (ids["born in"], True), (ids["located in"], True), (ids["currency"], True)]
+    assert words.covered(asked, shortcut) == 3 and words.covered(asked, chain) == 4
+    assert words.unnamed(asked, shortcut) == 1 and words.unnamed(asked, chain) == 1
+
+
+def test_a_plural_answer_noun_is_the_type_not_a_relation() -> None:
+    words = RelationWords(RELATIONS)
+    assert words.asked("how many publishers are based in X", skip="publisher") == ["base"]
+    assert words.asked("which publisher published X", skip="publisher") == ["publish"]  # singular: kept
