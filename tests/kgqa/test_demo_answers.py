@@ -12,13 +12,14 @@ from graphhop.demo import DEMO_DATA
 QUESTIONS = [json.loads(line) for line in (DEMO_DATA / "questions.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-@pytest.fixture(scope="module")
-def kgqa():
+@pytest.fixture(scope="module", params=[3, 4], ids=["hops3-ask-default", "hops4"])
+def kgqa(request):
+    """The demo KB's pipeline at ``ask``'s default --hops (3) and at 4: both must answer every demo question."""
     from graphhop.kb.loaders import iter_triples
     from graphhop.kb.store import KGStore
     from graphhop.kgqa.pipeline import KGQA
 
-    return KGQA(KGStore.from_facts(iter_triples(DEMO_DATA / "kb.tsv")), max_hops=4)
+    return KGQA(KGStore.from_facts(iter_triples(DEMO_DATA / "kb.tsv")), max_hops=request.param)
 
 
 def _triples(result) -> set[tuple[str, str, str]]:

@@ -387,6 +387,7 @@ def _boolean_claim(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dic
                         "chains": claim_chains, "typed": typed, "hit": hit, "cover": cover})
     if not options:
         return _none("no path from the question's entities")
+    _drop_partial_hits(kgqa, options)
     hits = [o for o in options if o["hit"] and o["prob"] >= kgqa.threshold]  # a chain the scorer believes
     subject_first = sorted(options, key=lambda o: (o["reading"].mention.start, -o["prob"]))
     o = next((o for o in subject_first if o in hits), subject_first[0])
@@ -400,6 +401,27 @@ def _boolean_claim(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dic
     ans = kgqa.answers(best, reading.mention.entities)
     trace["reason"] = "the best chain of the claim's type from the subject ends elsewhere"
     return _finish(kgqa, reading, best, ans, ["no"], kgqa.support(best, ans[:3]) + o["chains"], trace, o["typed"])
+
+
+def _drop_partial_hits(kgqa: Any, options: list[dict[str, Any]]) -> None:
+    """Across the readings of a yes/no question, a hit whose chain names fewer of the question's relation
+    words than some chain of the claim's type in *another* reading names is no hit: "Was the composer of X
+    born in Y?" is not proved, read from Y, by ``Y <- died in - composer``, when the subject's own reading has
+    ``composed by -> born in``."""
+    if float(getattr(kgqa, "cover", 0.0)) <= 0 or len(options) < 2:
+        return
+    words = kgqa.relation_words
+
+    def named(o: dict[str, Any]) -> list[str]:
+        asked, typed = words.split(o["reading"].text)
+        return asked + [w for w in typed if w not in asked]
+
+    for o in options:
+        if o["hit"]:
+            want = named(o)
+            most = max(words.covered(want, p.steps) for other in options for p in other["typed"])
+            if words.covered(want, o["best"].steps) < most:
+                o["hit"] = []
 
 
 def _names_all(kgqa: Any, reading: Any, path: Any, paths: Sequence[Any]) -> bool:
