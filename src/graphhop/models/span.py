@@ -14,7 +14,6 @@ task, data, steps, metrics), written atomically (temp dir + ``os.replace``).
 from __future__ import annotations
 
 import json
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path

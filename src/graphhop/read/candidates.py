@@ -30,8 +30,6 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-import numpy as np
-
 from graphhop.kb.names import fold_name, name_mentions, name_spans
 from graphhop.models.span_head import FrozenSpanReaderModel
 
