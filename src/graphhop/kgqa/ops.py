@@ -381,13 +381,13 @@ def _boolean_claim(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dic
         moved, cover = covering(kgqa, reading, paths=typed)
         best = moved.best if cover else typed[0]
         hit = [e for e in kgqa.answers(best) if e in claim_ids][:1]
-        if walks_back(best.steps) or not _names_all(kgqa, reading, best, typed):
-            hit = []  # a chain that walks a relation straight back, or a shortcut, proves nothing about the claim
+        if walks_back(best.steps):
+            hit = []  # a chain that walks a relation straight back proves nothing about the claim
         options.append({"prob": _prob(moved, best, typed), "reading": moved, "best": best, "claim": claim_ids,
                         "chains": claim_chains, "typed": typed, "hit": hit, "cover": cover})
     if not options:
         return _none("no path from the question's entities")
-    _drop_partial_hits(kgqa, options)
+    _drop_shortcut_hits(kgqa, options)
     hits = [o for o in options if o["hit"] and o["prob"] >= kgqa.threshold]  # a chain the scorer believes
     subject_first = sorted(options, key=lambda o: (o["reading"].mention.start, -o["prob"]))
     o = next((o for o in subject_first if o in hits), subject_first[0])
@@ -403,36 +403,21 @@ def _boolean_claim(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dic
     return _finish(kgqa, reading, best, ans, ["no"], kgqa.support(best, ans[:3]) + o["chains"], trace, o["typed"])
 
 
-def _drop_partial_hits(kgqa: Any, options: list[dict[str, Any]]) -> None:
-    """Across the readings of a yes/no question, a hit whose chain names fewer of the question's relation
-    words than some chain of the claim's type in *another* reading names is no hit: "Was the composer of X
-    born in Y?" is not proved, read from Y, by ``Y <- died in - composer``, when the subject's own reading has
-    ``composed by -> born in``."""
-    if float(getattr(kgqa, "cover", 0.0)) <= 0 or len(options) < 2:
+def _drop_shortcut_hits(kgqa: Any, options: list[dict[str, Any]]) -> None:
+    """A hit whose chain names fewer of the question's relation words than some chain of the claim's type
+    names, in its own reading or another one, is no hit: a shortcut proves nothing about the claim ("Was the
+    composer of X born in Y?" is not proved, read from Y, by ``Y <- died in - composer`` when the subject's
+    reading has ``composed by -> born in``). Off when the pipeline's ``cover`` is 0."""
+    if float(getattr(kgqa, "cover", 0.0)) <= 0:
         return
     words = kgqa.relation_words
-
-    def named(o: dict[str, Any]) -> list[str]:
-        asked, typed = words.split(o["reading"].text)
-        return asked + [w for w in typed if w not in asked]
-
     for o in options:
         if o["hit"]:
-            want = named(o)
-            most = max(words.covered(want, p.steps) for other in options for p in other["typed"])
-            if words.covered(want, o["best"].steps) < most:
+            asked, typed = words.split(o["reading"].text)
+            named = asked + [w for w in typed if w not in asked]
+            most = max(words.covered(named, p.steps) for other in options for p in other["typed"])
+            if words.covered(named, o["best"].steps) < most:
                 o["hit"] = []
-
-
-def _names_all(kgqa: Any, reading: Any, path: Any, paths: Sequence[Any]) -> bool:
-    """Whether ``path`` names as many of the question's relation words as any of ``paths`` does (a claim
-    reached over ``died in`` does not answer "was X born in Y" when a chain over ``born in`` exists)."""
-    if float(getattr(kgqa, "cover", 0.0)) <= 0:
-        return True
-    words = kgqa.relation_words
-    asked, typed = words.split(reading.text)
-    named = asked + [w for w in typed if w not in asked]
-    return words.covered(named, path.steps) >= max(words.covered(named, p.steps) for p in paths)
 
 
 def run_comparison(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict[str, Any]:
