@@ -39,11 +39,9 @@ def main() -> None:
     if args.values is None and args.option not in OPTIONS:
         ap.error(f"--values is needed for --option {args.option}")
     rules = (args.values or OPTIONS[args.option]).split(",")
-    from graphhop.cli.kgqa import support_triples
-    from graphhop.evaluation import dataset_index
+    from graphhop.cli.kgqa import _make_ask
     from graphhop.kgqa.evaluate import evaluate_examples, selection_examples, stride_sample, summarize
     from graphhop.models.encoder import set_threads
-    from graphhop.pipeline.registry import build_pipeline
 
     set_threads(1)
     rows, right, wrong = [], dict.fromkeys(rules, 0), dict.fromkeys(rules, 0)
@@ -52,16 +50,10 @@ def main() -> None:
     for name in args.datasets.split(","):
         kb, examples = selection_examples(name, rest=args.fit_rest)
         examples = stride_sample(examples, args.sample)
-        index = dataset_index(kb, dense=None, progress=False)
         cells = []
         for rule in rules:
-            pipe = build_pipeline("kgqa", index, **{args.option: rule})
-
-            def ask(question: str, pipe=pipe) -> dict:
-                res = pipe.ask(question)
-                return {"answer": res.answer, "answers": res.answers, "supported": res.supported, "support_graph": res.support_graph}
-
-            s = summarize(evaluate_examples(ask, examples, support_triples))
+            ask, triples_of = _make_ask("kgqa", None, 3, extra={args.option: rule})(kb)  # the pipeline eval-qa runs
+            s = summarize(evaluate_examples(ask, examples, triples_of))
             right[rule] += round(s["answer_hits1"] * s["n"])
             wrong[rule] += round((1 - s["answer_hits1"] - s["abstained"]) * s["n"])
             rows.append({"set": name, args.option: rule, **{k: s[k] for k in ("n", "answer_hits1", "right_reason", "abstained")}})

@@ -128,8 +128,7 @@ class EndTyper:
                 if dv is None:
                     dv = self._desc[entity] = self.scorer.word_vectors([desc])[0]
                 fit = best + self.desc_weight * float(dv @ self.scorer.word_vectors([f"a {noun}"])[0])
-                if SCHEMA_WEIGHT:
-                    fit += SCHEMA_WEIGHT * self.schema.fit(noun, entity)
+                fit += SCHEMA_WEIGHT * self.schema.fit(noun, entity)
             self._fit[key] = fit
         return fit
 
@@ -181,10 +180,9 @@ SCHEMA_WEIGHT = 1.0
 
 
 def retype(typer: EndTyper, path: RelPath, noun: str | None, max_hops: int, extra: int | None = None,
-           hop_penalty: float = 0.08, margin: float = 0.08, prefixes: bool = False,
+           hop_penalty: float = 0.08, margin: float = 0.08,
            numeric: Callable[[RelPath], bool] | None = None) -> Retyped:
-    """The continuation of ``path`` by up to ``extra`` hops (default :data:`WINDOW`; with ``prefixes``,
-    also a prefix: off by default, since cutting
+    """The continuation of ``path`` by up to ``extra`` hops (default :data:`WINDOW`; never a prefix: cutting
     the scorer's path back lost MetaQA-2H questions) whose ends fit ``noun`` best, when it beats the
     path's own ends by ``margin`` after ``hop_penalty`` per hop moved; else ``path`` itself. Paths
     that end at literals (``numeric``: years, counts) are never moved to, nor away from: a type noun names
@@ -197,8 +195,6 @@ def retype(typer: EndTyper, path: RelPath, noun: str | None, max_hops: int, extr
     base = typer.fit(noun, path.ends.tolist())
     room = max(0, min(extra, max_hops - len(path.steps)))
     cands = [(p, len(p.steps) - len(path.steps)) for p in _continuations(typer.store, path, room)]
-    cands += [(RelPath(path.steps[:k], path.layers[: k + 1], score=path.score), len(path.steps) - k)
-              for k in range(1, len(path.steps) if prefixes else 1)]
     best, best_adj, best_fit, moved = path, base, base, 0
     for cand, hops in cands:
         if numeric is not None and numeric(cand):
@@ -211,4 +207,4 @@ def retype(typer: EndTyper, path: RelPath, noun: str | None, max_hops: int, extr
             best, best_adj, best_fit, moved = cand, adj, fit, hops
     if best is path or best_adj - base < margin:
         return Retyped(path, noun, 0, base, base)
-    return Retyped(best, noun, moved if len(best.steps) > len(path.steps) else -moved, base, best_fit)
+    return Retyped(best, noun, moved, base, best_fit)

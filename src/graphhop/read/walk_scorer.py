@@ -77,7 +77,8 @@ class ChainScorer:
         self.beam = beam
         self.max_hops = max_hops
         self._ids: dict[str, int] = {}
-        self._vecs: list[np.ndarray] = []
+        self._labels: list[str] = []  # edge labels by row of the label table
+        self._rows: np.ndarray | None = None  # their vectors (rows for labels seen since the last _table are added then)
 
     def context(self, question: str, entities: Sequence[str]) -> QuestionContext:
         """The head's view of ``question`` with ``entities`` masked."""
@@ -89,16 +90,16 @@ class ChainScorer:
         """Row of an edge label in the label table (encoded on first sight, cached across questions)."""
         if label not in self._ids:
             self._ids[label] = len(self._ids)
-            self._vecs.append(np.zeros(0, dtype=np.float32))
+            self._labels.append(label)
         return self._ids[label]
 
     def _table(self) -> np.ndarray:
-        missing = [(i, lab) for lab, i in self._ids.items() if self._vecs[i].size == 0]
-        if missing:
-            vecs = self.scorer.encode([lab or "is" for _, lab in missing])
-            for (i, _), v in zip(missing, vecs):
-                self._vecs[i] = v
-        return np.stack(self._vecs) if self._vecs else np.zeros((1, 384), dtype=np.float32)
+        """The label table: rows already encoded are kept, only labels seen since the last call are encoded."""
+        have = 0 if self._rows is None else len(self._rows)
+        if have < len(self._labels):
+            new = self.scorer.encode([lab or "is" for lab in self._labels[have:]]).astype(np.float32, copy=False)
+            self._rows = new if self._rows is None else np.vstack([self._rows, new])
+        return self._rows if self._rows is not None else np.zeros((1, 384), dtype=np.float32)
 
     def _signature(self, entity: str) -> list[int]:
         """Signed labels around ``entity``: ``2 r`` for edges it starts, ``2 r + 1`` for inverse ones."""
