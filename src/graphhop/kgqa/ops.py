@@ -181,7 +181,7 @@ def run_count(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict[str
         return {**res, "answer": "", "answers": []}
     counted = res["answers"]
     if len(counted) == 1 and parse_number(counted[0]) is not None:
-        if _counts_noun(kgqa, text, mentions, res["trace"]["relation_path"]):  # the KB stores the count itself
+        if _counts_noun(kgqa, text, found, res["trace"]["relation_path"]):  # the KB stores the count itself
             res["trace"]["stored_count"] = counted[0]
             res["answers"] = [counted[0]]
             return res
