@@ -264,9 +264,11 @@ def train_bgr(
     log: Callable[[str], None] = print,
     card_extra: dict[str, Any] | None = None,
     encode: Callable[[list[str]], np.ndarray] | None = None,
+    select: bool = True,
 ) -> tuple[BGRModel, dict[str, Any]]:
-    """Train both directions, keep the best dev epoch of each, choose thresholds and merge on dev,
-    and save to ``out_dir`` (when given). Returns the model and its card."""
+    """Train both directions, keep the best dev epoch of each, choose thresholds and merge on dev
+    (unless ``select`` is False: the caller chooses them on other pools), and save to ``out_dir`` (when
+    given). Returns the model and its card."""
     cfg = cfg or TrainConfig()
     model_cfg = model_cfg or BGRConfig()
     if not train:
@@ -311,7 +313,7 @@ def train_bgr(
     train_s = time.perf_counter() - start
     if out_dir is not None:  # saved before the selection too, so a failure there keeps the weights
         save_model(model, out_dir, {"train_seconds": round(train_s, 1), "history": history, "selection": {}})
-    selection = select_inference(model, dev, encode=encode) if dev else {}
+    selection = select_inference(model, dev, encode=encode) if dev and select else {}
     card = {
         "train_config": asdict(cfg),
         "train_examples": len(train),

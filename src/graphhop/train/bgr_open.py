@@ -206,7 +206,7 @@ def train_bgr_open(train: Sequence[BGRExample], dev: Sequence[BGRExample], cache
     dev = list(dev)[: cfg.dev_limit]
     train_o = add_other_positives(open_examples(train, cache, by_text, keep_pool=keep_pool), other_positives)
     dev_o = open_examples(dev, cache, by_text)
-    model, card = train_bgr(train_o, dev_o, out, model_cfg, cfg, progress=True, log=log, encode=encode)
+    model, card = train_bgr(train_o, dev_o, out, model_cfg, cfg, progress=True, log=log, encode=encode, select=False)
     closed = select_inference(model, dev, encode=encode) if dev else {}
     settings, table = select_open(model, dev, cache, by_text, ks=sorted({10, cache.k}), log=log) if dev else (OpenSettings.from_config(model.cfg), {})
     card.update({"selection": closed, "open_selection": {**asdict(settings), "dev": table},
