@@ -23,7 +23,10 @@ TYPES = {"plain", "list", "count", "yes/no", "comparison"}
 #: Session 4 (kgo12: named-relation coverage, yes/no from the subject, counts of described topics, one value
 #: per side in comparisons, general relations for unnamed ones; on top of kgt12's typing): kg_rivers 24/25,
 #: kg_software 25/25, kg_books 22/24, kg_music 24/25, floors one question less.
-FLOOR = {"kg_rivers": 0.92, "kg_software": 0.96, "kg_books": 0.87, "kg_music": 0.92}
+#: Session 5 (kgf12): two fresh KBs written before any change, measured on main at 130bbe8 (the held-out
+#: estimate): kg_railways 21/27, kg_hospitals 22/26; floors one question less.
+FLOOR = {"kg_rivers": 0.92, "kg_software": 0.96, "kg_books": 0.87, "kg_music": 0.92,
+         "kg_railways": 0.74, "kg_hospitals": 0.80}
 
 
 def test_selection_data_is_well_formed() -> None:
