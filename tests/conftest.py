@@ -19,6 +19,17 @@ def _data_root() -> Path | None:
     return path if (path / "README.md").exists() else None
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _forget_temp_indexes(tmp_path_factory):
+    """Indexes that tests build from temp KB files are removed from the cache at the end of the session
+    (the cache keeps only the indexes of real files: shared data, tests' own data folders)."""
+    yield
+    from graphhop.evaluation import cache_dir
+    from graphhop.index.cache import forget_sources
+
+    forget_sources(cache_dir() / "indexes", tmp_path_factory.getbasetemp())
+
+
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     """The real benchmark data root ($GRAPHHOP_DATA). In CI a missing data root is a failure."""

@@ -170,13 +170,15 @@ def dataset_index(
     digest = hashlib.sha256(key.encode()).hexdigest()[:12]
     path = (root or cache_dir() / "indexes") / f"{kb_file.stem}-{dense.kind if dense else 'sparse'}-{digest}"
     from graphhop.core import InputError
-    from graphhop.index.cache import open_or_build
+    from graphhop.index.cache import open_or_build, prune_cache
     from graphhop.index.encode import EncodingOptions
 
     def build(resume: bool) -> KnowledgeIndex:
-        return build_index(documents_from_facts(iter_triples(kb_file)), path, sparse=SparseOptions(), dense=dense,
-                           model=model, overwrite=True, progress=progress, sources=[str(kb_file)],
-                           encoding=EncodingOptions(resume=resume))
+        index = build_index(documents_from_facts(iter_triples(kb_file)), path, sparse=SparseOptions(), dense=dense,
+                            model=model, overwrite=True, progress=progress, sources=[str(kb_file.resolve())],
+                            encoding=EncodingOptions(resume=resume))
+        prune_cache(path.parent, gone_only=True, min_age_s=600)  # indexes of deleted KB files (e.g. temp files)
+        return index
 
     def build_resuming() -> KnowledgeIndex:
         """An interrupted encoding (e.g. the 129k-fact MetaQA KB) resumes from its checkpointed chunks."""

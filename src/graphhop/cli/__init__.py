@@ -24,7 +24,7 @@ app = typer.Typer(
 )
 
 #: Command modules under ``graphhop.cli``, in help order.
-MODULES = ("index", "eval", "demo", "ask", "kgqa", "serve", "train", "golden", "bgr", "dataset", "bench")
+MODULES = ("index", "eval", "demo", "ask", "kgqa", "serve", "train", "golden", "bgr", "dataset", "bench", "cache")
 
 
 @app.callback()

@@ -1,16 +1,23 @@
 """Derived indexes kept as caches: opened when valid, rebuilt when stale or damaged, and built once
-when several processes ask at the same time (the others wait for the writer's lock, then open it)."""
+when several processes ask at the same time (the others wait for the writer's lock, then open it).
+Entries whose source file is gone or was edited since are stale: :func:`prune_cache` removes them
+(``graphhop cache prune``), and a new dataset index prunes the ones whose source is gone."""
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from graphhop.core import GraphhopError
 from graphhop.index.directory import KnowledgeIndex
-from graphhop.io import LockedError, wait_for_writer
+from graphhop.io import LockedError, temp_prefix, wait_for_writer, write_lock
 
-__all__ = ["open_or_build"]
+__all__ = ["open_or_build", "CacheEntry", "cache_entries", "prune_cache", "forget_sources"]
 
 
 def open_or_build(path: str | Path, build: Callable[[], KnowledgeIndex],
@@ -31,3 +38,94 @@ def open_or_build(path: str | Path, build: Callable[[], KnowledgeIndex],
         except LockedError:
             wait_for_writer(path)
     return KnowledgeIndex.open(path)
+
+
+@dataclass(frozen=True)
+class CacheEntry:
+    """One derived index under a cache root, with why it is stale (``None`` while it is current)."""
+
+    path: Path
+    sources: tuple[str, ...]
+    bytes: int
+    stale: str | None
+
+
+def _entry_size(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
+
+
+def _staleness(path: Path, sources: list[str], built: float) -> str | None:
+    """Why the entry at ``path`` no longer matches its sources (a missing, moved or edited file)."""
+    if not sources:
+        return "no source recorded"
+    for source in sources:
+        src = Path(source)
+        if not src.is_absolute():
+            return f"source recorded as a relative path ({source})"
+        try:
+            mtime = src.stat().st_mtime
+        except OSError:
+            return f"source is gone ({source})"
+        if mtime > built + 1:
+            return f"source changed after the build ({source})"
+    return None
+
+
+def cache_entries(root: str | Path) -> list[CacheEntry]:
+    """The graphhop indexes directly under ``root`` (directories holding a graphhop ``manifest.json``);
+    anything else there is not ours and is not listed."""
+    root = Path(root)
+    entries = []
+    for path in sorted(root.iterdir()) if root.is_dir() else []:
+        manifest = path / "manifest.json"
+        if path.name.startswith(".") or path.is_symlink() or not manifest.is_file():
+            continue
+        try:
+            info = json.loads(manifest.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if not isinstance(info, dict) or "format_version" not in info or "kind" not in info:
+            continue
+        sources = [str(s) for s in info.get("sources") or []]
+        entries.append(CacheEntry(path, tuple(sources), _entry_size(path),
+                                  _staleness(path, sources, manifest.stat().st_mtime)))
+    return entries
+
+
+def prune_cache(root: str | Path, dry_run: bool = False, min_age_s: float = 0.0,
+                gone_only: bool = False) -> list[CacheEntry]:
+    """Remove the stale indexes under ``root`` (see :func:`cache_entries`) and return them.
+
+    ``gone_only`` removes only entries whose source file no longer exists; ``min_age_s`` spares
+    entries built more recently than that. An entry another process is writing (its write lock is
+    held) is left alone; removal goes through a rename, so a reader never sees half a directory.
+    """
+    removed = []
+    for entry in cache_entries(root):
+        if entry.stale is None or (gone_only and not entry.stale.startswith("source is gone")):
+            continue
+        if time.time() - (entry.path / "manifest.json").stat().st_mtime < min_age_s:
+            continue
+        if dry_run or _remove(entry.path):
+            removed.append(entry)
+    return removed
+
+
+def forget_sources(root: str | Path, under: str | Path) -> list[CacheEntry]:
+    """Remove the indexes under ``root`` built only from files inside the directory ``under`` (e.g. a
+    test session's temp folder, whose indexes nobody will ask for again); returns them."""
+    under = Path(under).resolve()
+    return [e for e in cache_entries(root)
+            if e.sources and all(Path(s).is_relative_to(under) for s in e.sources) and _remove(e.path)]
+
+
+def _remove(path: Path) -> bool:
+    """Remove one cache entry unless another process holds its write lock (renamed away first)."""
+    try:
+        with write_lock(path):
+            doomed = path.with_name(f"{temp_prefix(path)}pruned")
+            os.rename(path, doomed)
+            shutil.rmtree(doomed, ignore_errors=True)
+    except (LockedError, OSError):
+        return False
+    return True
