@@ -168,27 +168,3 @@ def load_suite(folder_or_file: str | Path) -> list[dict[str, Any]]:
             except json.JSONDecodeError as exc:
                 raise InputError(f"{path}:{lineno}: invalid JSON ({exc.msg})") from None
     return out
-
-
-def run_suite(pipe: TextPipeline, questions: list[dict[str, Any]], given_type: bool = False) -> dict[str, Any]:
-    """Ask every question; right = right answer with every gold passage in the support
-    (:func:`graphhop.metrics.qa.right_for_right_reason`). Rates overall, per type and per hops.
-    ``given_type`` passes the suite's type to the pipeline instead of detecting it."""
-    from collections import defaultdict
-
-    from graphhop.metrics.qa import right_for_right_reason
-
-    rows = []
-    for q in questions:
-        res = pipe.ask(q["question"], SUITE_TYPES.get(q.get("type", ""), None) if given_type else None)
-        ok = right_for_right_reason(res.answer, res.answers, res.support, res.supported, q.get("type", ""),
-                                    q.get("answers", []), q.get("gold_passages", []))
-        rows.append({"id": q["id"], "type": q.get("type", ""), "hops": q.get("hops", 0), "right": ok,
-                     "answer": res.answer, "answers": res.answers, "gold": q.get("answers", []),
-                     "support": res.support, "gold_passages": q.get("gold_passages", []),
-                     "seconds": res.timings["total_s"]})
-    groups: dict[str, list[bool]] = defaultdict(list)
-    for r in rows:
-        for key in ("all", f"type={r['type']}", f"hops={r['hops']}"):
-            groups[key].append(r["right"])
-    return {"rows": rows, "rates": {k: {"n": len(v), "right": sum(v) / len(v)} for k, v in sorted(groups.items())}}

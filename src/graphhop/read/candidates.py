@@ -31,6 +31,7 @@ import re
 from typing import Any, Sequence
 
 from graphhop.kb.names import fold_name, name_mentions, name_spans
+from graphhop.read.numbers import NUMBER, is_number, parse_value
 from graphhop.models.span_head import FrozenSpanReaderModel
 
 __all__ = ["CandidateReader", "content_stems", "candidate_spans", "type_fit"]
@@ -38,8 +39,6 @@ __all__ = ["CandidateReader", "content_stems", "candidate_spans", "type_fit"]
 _STOP = set("""a an the of in on at to for from by with and or is was are were be been do does did has have had what which
 who whom whose where when why how that this these those it its he she they his her their there as into than
 many much""".split())
-_NUMBER_WORDS = "one two three four five six seven eight nine ten eleven twelve".split()
-_NUMBER = re.compile(r"\b\d[\d,.]*\d\b|\b\d\b|\b(?:" + "|".join(_NUMBER_WORDS) + r")\b", re.I)
 
 
 def content_stems(text: str) -> set[str]:
@@ -50,7 +49,7 @@ def content_stems(text: str) -> set[str]:
 def candidate_spans(text: str) -> list[tuple[int, int]]:
     """Char ranges of the proper names and numbers of ``text``."""
     spans = [(a, z) for a, z, _ in name_spans(text)]
-    spans += [(m.start(), m.end()) for m in _NUMBER.finditer(text)]
+    spans += [(m.start(), m.end()) for m in NUMBER.finditer(text)]
     return sorted(set(spans))
 
 
@@ -157,6 +156,4 @@ def type_fit(encoder: Any, wanted: str | None, question: str, cands: Sequence[tu
 
 
 def _number(text: str) -> float | None:
-    from graphhop.read.text_qa import parse_value
-
-    return parse_value(text) if _NUMBER.fullmatch(text.strip()) else None
+    return parse_value(text) if is_number(text) else None

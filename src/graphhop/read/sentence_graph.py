@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from graphhop.kb.names import fold_name, name_mentions, name_spans
-from graphhop.read.text_qa import NUMBER_WORDS
+from graphhop.read.numbers import NUMBER as _NUMBER
 
 __all__ = ["Edge", "SentenceGraph", "noun_key", "question_words", "relation_keys", "word_key"]
 
@@ -29,7 +29,6 @@ _IRREGULAR = {"born": "born", "birth": "born", "bore": "born", "won": "win", "wi
               "built": "build", "came": "come", "went": "go", "gone": "go", "ran": "run", "took": "take",
               "taken": "take", "gave": "give", "given": "give", "known": "know", "knew": "know"}
 _TOKEN = re.compile(r"[A-Za-z0-9]+")
-_NUMBER = re.compile(r"\b\d[\d,.]*\d\b|\b\d\b|\b(?:" + "|".join(NUMBER_WORDS) + r")\b", re.I)
 _THE_NOUN = re.compile(r"\bthe ([a-z][a-z\-]+)(?=\s*[.,;])")
 #: ``the club`` / ``the painting``: a definite description not followed by a name or ``of`` (coreference candidates).
 _DESCRIPTION = re.compile(r"\b[Tt]he ([a-z][a-z\-]+)\b(?!\s+(?:of\b|[A-Z0-9]))")

@@ -41,6 +41,7 @@ from typing import Any, Sequence
 from graphhop.graph import EvidenceGraph
 from graphhop.models.span_head import FrozenSpanReaderModel
 from graphhop.kb.names import fold_name, name_mentions, name_spans
+from graphhop.read.numbers import is_number, parse_value
 
 __all__ = ["asks_list", "Reading", "PathReader", "TextAnswer", "TextQA", "split_list", "parse_value"]
 
@@ -51,11 +52,6 @@ _CLAUSE_WORDS = {"to", "in", "on", "of", "at", "from", "by", "and", "with", "who
                  "near", "north", "south", "east", "west", "between", "founded", "built", "known"}
 _ASKS_NAME = re.compile(r"^\s*(?:who|whom|where)\b|^\s*in (?:which|what) (?!year|decade|century|month|date)", re.I)
 _COUNT = re.compile(r"^how many\b", re.I)
-#: Number words (general English): units to twelve and the tens (``thirty seasons``).
-NUMBER_WORDS = {**{w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())},
-                **{w: 10 * i for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), start=2)}}
-
-
 @dataclass(frozen=True)
 class Reading:
     """One span read on one path: its text, margin over the null span, and the path ids up to it."""
@@ -84,20 +80,6 @@ class TextAnswer:
     trace: dict[str, Any] = field(default_factory=dict)
 
 
-def parse_value(text: str) -> float | None:
-    """A number in ``text`` (digits, or a number word up to twelve); None when there is none."""
-    m = re.search(r"-?\d+(?:[.,]\d+)*", text)
-    if m:
-        try:
-            return float(m.group(0).replace(",", ""))
-        except ValueError:
-            return None
-    for w in re.findall(r"[a-z]+", text.lower()):
-        if w in NUMBER_WORDS:
-            return float(NUMBER_WORDS[w])
-    return None
-
-
 def asks_list(question: str) -> bool:
     """Whether ``question`` asks for every item of a plural type (``Which paintings ...``, ``What ships ...``)."""
     from graphhop.read.facts import answer_type
@@ -105,12 +87,6 @@ def asks_list(question: str) -> bool:
     asked = (answer_type(question) or "").split()
     return bool(re.match(r"^\s*(?:which|what)\b", question, re.I)) and bool(asked) and \
         asked[0].endswith("s") and not asked[0].endswith(("ss", "us", "is"))
-
-
-def _is_number(text: str) -> bool:
-    """Whether ``text`` is only a number (digits, a range of them, or a number word)."""
-    t = text.strip().lower()
-    return t in NUMBER_WORDS or bool(re.fullmatch(r"[\d][\d,.\s\-–]*", t))
 
 
 #: Comparatives read as the adjective a passage writes (``longer`` -> ``long``: ``214 kilometres long``).
@@ -298,7 +274,7 @@ class TextQA:
     def _query(self, question: str, kind: str = "query") -> TextAnswer:
         paths, readings = self._read(question)
         if _ASKS_NAME.match(question):  # ``who`` / ``where`` / ``in which country`` ask for a name, never a number
-            readings = [r for r in readings if not _is_number(r.text)]
+            readings = [r for r in readings if not is_number(r.text)]
         best = self._best(readings)
         if best is None or best.margin <= self.min_margin:
             return self._result(kind, paths, best, question, {"paths": len(paths)})

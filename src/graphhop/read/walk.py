@@ -39,7 +39,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from graphhop.kb.names import fold_name
-from graphhop.read.sentence_graph import (_NUMBER, _STOP, _SURFACE, _TOKEN, Edge, SentenceGraph, _clause_after, _find,
+from graphhop.read.numbers import is_number
+from graphhop.read.sentence_graph import (_STOP, _SURFACE, _TOKEN, Edge, SentenceGraph, _clause_after, _find,
                                           noun_key, question_words, relation_keys, word_key)
 from graphhop.read.text_qa import asks_list
 
@@ -241,7 +242,7 @@ def _names_type(name: str, description: str, type_keys: frozenset[str]) -> bool:
     """Whether a (non-numeric) name is of a type by its words (noun keys, :func:`noun_key`): a word of its
     description or of the name that is or ends with it (``Rijksmuseum``, ``Van Gogh Museum`` for ``museum``,
     ``a steamship`` for ``ship``)."""
-    if not type_keys or _NUMBER.fullmatch(name.strip()):
+    if not type_keys or is_number(name):
         return False
     heads = []
     for text in (name, description):
@@ -252,7 +253,7 @@ def _names_type(name: str, description: str, type_keys: frozenset[str]) -> bool:
 
 def _is_head(next_word: str) -> bool:
     """Whether the word before ``next_word`` ends its noun phrase (a ``bridge builder`` is no bridge)."""
-    return not next_word or next_word in _STOP or next_word.endswith(("ed", "ing")) or bool(_NUMBER.fullmatch(next_word))
+    return not next_word or next_word in _STOP or next_word.endswith(("ed", "ing")) or is_number(next_word)
 
 
 

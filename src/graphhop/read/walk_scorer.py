@@ -24,19 +24,18 @@ from typing import Any, Sequence
 import numpy as np
 
 from graphhop.kb.names import fold_name
-from graphhop.read.text_qa import NUMBER_WORDS
+from graphhop.read.numbers import is_number
 
 __all__ = ["ChainScorer", "QuestionContext", "answer_kind_ok", "mask_entities"]
 
 #: Questions asking for a number (``how many``, ``what year``, ``when``, ``how long``); else a name is asked.
 _WANTS_NUMBER = re.compile(r"^\s*(?:how (?:many|much|long|old|tall|high|far)|when)\b|\b(?:what|which) (?:year|date|number)\b"
                            r"|\bin what year\b", re.I)
-_NUMBER = re.compile(r"\d[\d,.\-]*\d|\d|" + "|".join(NUMBER_WORDS), re.I)
 
 
 def answer_kind_ok(question: str, answer: str) -> bool:
     """Whether ``answer``'s kind (a number or a name) is the kind ``question`` asks for."""
-    return bool(_WANTS_NUMBER.search(question)) == bool(_NUMBER.fullmatch(answer.strip()))
+    return bool(_WANTS_NUMBER.search(question)) == is_number(answer)
 
 
 #: Edges around an entity read for its answer-type signature (as the KGQA head samples 20 end entities).
