@@ -79,7 +79,7 @@ def test_greedy_selection_reaches_a_leaf_only_through_an_earlier_one(tiny_index)
     assert ids.index("s2") > ids.index("s3")                          # "stars" is a bridge word only after s3
     first_prob = {h.id: h.score for h in first}
     assert first_prob["s2"] < 0.5 < hits[ids.index("s2")].score      # below the stop at step 1, above it once s3 is in
-    graph = ret.retrieve_graph(QUERY)
+    graph = ret.retrieve_graph([QUERY])[0]
     assert set(graph.evidence_ids) == {"s1", "s2", "s3"} and graph.is_valid()
     assert [h.id for h in ret.search([QUERY], 4)[0]][:3] == ids
 
@@ -153,3 +153,26 @@ def test_the_head_follows_the_index_encoder(monkeypatch, tmp_path):
     (tmp_path / "eb-leaves-ft").mkdir()
     assert leaves.default_head(tuned) == tmp_path / "eb-leaves-ft"
     assert leaves.default_head(SimpleNamespace(model="sentence-transformers/all-MiniLM-L6-v2")) == leaves.DEFAULT_HEAD
+
+
+def test_leaf_f1_is_set_f1_with_unmapped_leaves_as_misses():
+    from graphhop.train.leaves import LeafExample, gold_set, leaf_f1
+
+    ex = LeafExample("q", "q", ["a", "b"], 4)                         # two leaves in no corpus
+    assert gold_set(ex) == {"a", "b", "__unmapped_0", "__unmapped_1"}
+    for selected in (["a"], ["a", "b"], ["a", "x", "y"], ["x"], ["a", "a"]):
+        hit = len(set(selected) & set(ex.gold))                       # the session-4 formula, same figures
+        assert leaf_f1(selected, ex) == pytest.approx(2 * hit / (len(set(selected)) + ex.n_gold) if hit else 0.0)
+
+
+@pytest.mark.slow
+def test_the_leaves_pipeline_is_registered_for_passage_indexes(tiny_index, tmp_path):
+    from graphhop.pipeline.registry import build_pipeline, pipeline_names, pipeline_spec
+
+    assert "leaves" in pipeline_names("passages") and "leaves" not in pipeline_names("facts")
+    assert pipeline_spec("leaves").kinds == ("passages",)
+    _head().save(tmp_path / "head")
+    pipe = build_pipeline("leaves", tiny_index, leaf_head=str(tmp_path / "head"))
+    graph = pipe.retrieve_graph([QUERY])[0]
+    assert set(graph.evidence_ids) == {"s1", "s2", "s3"}
+    assert [h.id for h in pipe.search([QUERY], 3)[0]] == [h.id for h in pipe.graph_stage.select([QUERY])[0][0]]

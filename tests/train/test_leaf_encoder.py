@@ -9,19 +9,16 @@ import numpy as np
 import pytest
 
 
-def test_batches_put_gold_rows_first_and_never_a_doc_as_a_hard_negative():
-    from graphhop.train.leaf_encoder import training_batches
+def test_batch_documents_put_gold_rows_first_and_never_a_doc_as_a_hard_negative():
+    from graphhop.train.leaf_encoder import batch_documents
 
     golds = [[0, 1], [1, 2], [], [3]]
     negatives = [[1, 4, 5], [6, 0], [7], [0, 8]]
-    batches = training_batches(golds, negatives, batch=2, hard=1, rng=np.random.default_rng(0))
-    assert sorted(i for trees, _ in batches for i in trees) == [0, 1, 3]      # the tree without gold is skipped
-    for trees, docs in batches:
-        gold = list(dict.fromkeys(r for i in trees for r in golds[i]))
-        assert docs[: len(gold)] == gold and len(docs) == len(set(docs))
-        assert len(docs) - len(gold) <= len(trees)
-    again = training_batches(golds, negatives, batch=2, hard=1, rng=np.random.default_rng(0))
-    assert again == batches                                                  # seeded: the same epoch
+    docs = batch_documents([0, 1], golds, negatives, hard=1, rng=np.random.default_rng(0))
+    assert docs[:3] == [0, 1, 2] and len(docs) == 5 and len(set(docs)) == 5      # one hard negative per tree
+    assert set(docs[3:]) <= {4, 5, 6}                                            # never a batch document (0, 1)
+    assert batch_documents([0, 1], golds, negatives, 1, np.random.default_rng(0)) == docs   # seeded
+    assert batch_documents([3], golds, [[3]] * 4, 1, np.random.default_rng(0)) == [3]       # nothing left to draw
 
 
 def test_loss_falls_when_the_gold_leaves_score_higher_and_ignores_other_positives():
@@ -75,7 +72,7 @@ def test_a_tiny_fine_tune_saves_a_model_that_ranks_the_gold_leaf_higher(tmp_path
 
     before = margin(SentenceTransformer(resolve_model(None), device="cpu"))
     card = fine_tune_leaf_encoder(queries, golds, corpus, negatives, tmp_path / "enc", recipe, progress=False)
-    assert card["steps"] == 3 and card["trees"] == 2
+    assert card["steps"] == 3 and card["trees"] == 2 and card["loop"] == "train.common.run_epoch"
     assert json.loads((tmp_path / "enc" / "graphhop_card.json").read_text())["recipe"]["train_layers"] == 1
     assert margin(SentenceTransformer(str(tmp_path / "enc"), device="cpu")) > before
 

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 from graphhop.eval.experiment import Experiment, System, Table
 from graphhop.eval.measures import Gold, Prediction
-from graphhop.train.leaves import LeafExample, leaf_f1
+from graphhop.train.leaves import LeafExample, gold_set, leaf_f1
 
 __all__ = ["LEAF_MEASURES", "leaf_golds", "choose_k", "leaf_systems", "evaluate_leaves"]
 
@@ -41,8 +41,7 @@ def _bucket(n: int) -> str:
 
 def leaf_golds(examples: Sequence[LeafExample]) -> list[Gold]:
     """Golds: mapped leaves plus one placeholder per unmapped leaf; grouped by gold size."""
-    return [Gold(ex.id, [], set(ex.gold) | {f"__unmapped_{i}" for i in range(ex.n_gold - len(ex.gold))}, None,
-                 {"leaves": _bucket(ex.n_gold)}) for ex in examples]
+    return [Gold(ex.id, [], gold_set(ex), None, {"leaves": _bucket(ex.n_gold)}) for ex in examples]
 
 
 def _star(question: str, ids: Sequence[str]) -> Any:

@@ -107,6 +107,15 @@ def _bgr(index: Any, **options: Any) -> AskPipeline:
     return AskPipeline("bgr", first >> S.bgr(opts["bgr_model"], index, opts["mode"], opts["top_n"]), _reader(opts))
 
 
+def _leaves(index: Any, **options: Any) -> AskPipeline:
+    """EntailmentBank-style leaf sets over a sentence index (issue 13): greedy conditioned selection with the
+    shipped leaf head (``leaf_head=DIR`` another)."""
+    opts = _options("leaves", options, {"leaf_head": None})
+    from graphhop.retrieve.leaves import LeafRetriever
+
+    return AskPipeline("leaves", LeafRetriever(index, opts["leaf_head"]), _reader(opts))
+
+
 register("dense", _first_stage("dense"), help="DiFaR: dense (FAISS) retrieval at every hop, then the fact reader.")
 register("bm25", _first_stage("bm25"), help="BM25 (tantivy) retrieval at every hop, then the fact reader.")
 register("hybrid", _first_stage("hybrid"), help="BM25 + dense fused by reciprocal rank at every hop, then the fact reader.")
@@ -117,3 +126,5 @@ register("bgr", _bgr, help="Graph-hop retrieval: first_stage % top_n >> a traine
 register("milvus-dense", _first_stage("milvus-dense"), help="Dense retrieval served by the Milvus collection of an index built with --milvus-uri.")
 register("milvus-bm25", _first_stage("milvus-bm25"), help="Milvus full-text BM25 over the collection of an index built with --milvus-uri.")
 register("two-tier", _first_stage("two-tier"), help="Static-vector first stage (--backend static index), MiniLM over its top 100.")
+register("leaves", _leaves, kinds=("passages",),
+         help="Leaf sets from a sentence index (EntailmentBank task 3): the greedy leaf head, then the reader.")

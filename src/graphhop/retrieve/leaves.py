@@ -32,7 +32,7 @@ import numpy as np
 from graphhop.core import Hit, InputError, Ranking, Stage
 
 __all__ = ["FEATURES", "LeafHead", "LeafSearch", "LeafRetriever", "content_words", "leaf_features", "DEFAULT_HEAD",
-           "FINE_TUNED_HEAD", "default_head"]
+           "FINE_TUNED_HEAD", "default_head", "leaf_graphs"]
 
 #: The shipped head (trained on EntailmentBank train trees; see RESULTS, issue 13, session 3).
 DEFAULT_HEAD = Path(__file__).resolve().parent.parent / "weights" / "eb-leaves"
@@ -150,6 +150,15 @@ class LeafSearch:
         self.pos = {d: i for i, d in enumerate(self.ids)}
         self._words: dict[int, frozenset[str]] = {}
 
+    def with_adapters(self, adapter_q: np.ndarray | None, adapter_d: np.ndarray | None) -> "LeafSearch":
+        """The same search through other adapters, sharing the corpus vectors and word cache (no reload)."""
+        import copy
+
+        other = copy.copy(self)
+        other.adapter_q = adapter_q
+        other.adapted = self.vecs if adapter_d is None else _unit(self.vecs @ adapter_d)
+        return other
+
     def words(self, i: int) -> frozenset[str]:
         """Content words of corpus row ``i`` (cached)."""
         if i not in self._words:
@@ -235,7 +244,8 @@ class LeafRetriever(Stage):
     name = "leaves"
 
     def __init__(self, index: Any, head: LeafHead | str | Path | None = None, pool: int = 30,
-                 threshold: float | None = None, max_leaves: int | None = None, mode: str | None = None) -> None:
+                 threshold: float | None = None, max_leaves: int | None = None, mode: str | None = None,
+                 search: LeafSearch | None = None) -> None:
         self.head = head if isinstance(head, LeafHead) else LeafHead.load(head or default_head(index))
         trained_over = self.head.card.get("encoder")
         if trained_over and trained_over != Path(str(index.model or "")).name:
@@ -243,7 +253,8 @@ class LeafRetriever(Stage):
 
             warnings.warn(f"the leaf head was trained over encoder {trained_over}, the index is encoded by "
                           f"{index.model}: its cosine features will be off", stacklevel=2)
-        self.search_engine = LeafSearch(index, pool, self.head.adapter_q, self.head.adapter_d)
+        self.search_engine = (LeafSearch(index, pool, self.head.adapter_q, self.head.adapter_d) if search is None
+                              else search.with_adapters(self.head.adapter_q, self.head.adapter_d))
         self.threshold = self.head.threshold if threshold is None else threshold
         self.max_leaves = self.head.max_leaves if max_leaves is None else max_leaves
         self.mode = self.head.mode if mode is None else mode
@@ -289,14 +300,23 @@ class LeafRetriever(Stage):
             out.append((hits + [h for h in first if h.id not in chosen])[:k])
         return out
 
-    def retrieve_graph(self, question: str) -> Any:
-        """The selected leaves as an evidence graph ``question -> leaf`` (node score = probability)."""
-        from graphhop.graph import EvidenceGraph
+    def retrieve_graph(self, questions: Sequence[str]) -> list[Any]:
+        """Per question, the selected leaves as an evidence graph ``question -> leaf`` (node score = probability)."""
+        questions = list(questions)
+        return leaf_graphs(questions, [hits for hits, _ in self.select(questions)], self.search_engine.index.docs)
 
-        hits, _ = self.select([question])[0]
+
+def leaf_graphs(questions: Sequence[str], leaf_sets: Sequence[Sequence[Hit]], docs: Any) -> list[Any]:
+    """One evidence graph ``question -> leaf`` per question (EntailmentBank's leaf set: the tree's intermediate
+    conclusions are generated, not retrieved); node score = the leaf's score; ``docs``: id -> document."""
+    from graphhop.graph import EvidenceGraph
+
+    out = []
+    for question, hits in zip(questions, leaf_sets):
         graph = EvidenceGraph(question, text_evidence=True)
         for h in hits:
-            graph.add_evidence(h.id, self.search_engine.index.docs[h.id].text)
+            graph.add_evidence(h.id, docs[h.id].text)
             graph.g.nodes[h.id]["score"] = h.score
             graph.add_edge(graph.root, h.id)
-        return graph
+        out.append(graph)
+    return out

@@ -3,7 +3,6 @@ InfoNCE on the teacher-forced forward prefixes' MDR queries against their gold c
 
 from __future__ import annotations
 
-import json
 import random
 import time
 from pathlib import Path
@@ -56,9 +55,8 @@ def finetune_encoder(
     from sentence_transformers import SentenceTransformer
     from tqdm.auto import tqdm
 
-    from graphhop.io import atomic_dir
     from graphhop.models.encoder import canonical_model_name, resolve_model
-    from graphhop.train.common import adamw_with_warmup, run_epoch
+    from graphhop.train.common import adamw_with_warmup, run_epoch, save_model_dir
 
     triples = encoder_triples(examples, negatives, seed=seed)
     if not triples:
@@ -92,7 +90,5 @@ def finetune_encoder(
     card = {"task": "BGR encoder fine-tuning", "base_model": canonical_model_name(model), "pairs": len(triples),
             "steps": steps, "total_steps": total, "epoch_loss": losses, "negatives": negatives, "lr": lr,
             "batch_size": batch_size, "train_seconds": round(time.perf_counter() - t0, 1)}
-    with atomic_dir(out, overwrite=True, replace_if=("graphhop_card.json",)) as tmp:
-        enc.save(str(tmp))
-        (tmp / "graphhop_card.json").write_text(json.dumps(card, indent=1) + "\n")
+    save_model_dir(lambda tmp: enc.save(str(tmp)), out, card)
     return card

@@ -7,13 +7,14 @@ import copy
 import random
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import torch
 
 from graphhop.core import InputError
 
-__all__ = ["adamw_with_warmup", "run_epoch", "TrainResult", "FitOptions", "fine_tune"]
+__all__ = ["adamw_with_warmup", "run_epoch", "save_model_dir", "TrainResult", "FitOptions", "fine_tune"]
 
 
 def adamw_with_warmup(
@@ -73,6 +74,19 @@ def run_epoch(
         bar.set_postfix(epoch=epoch, loss=f"{running / n_batches:.3f}")
     model.eval()
     return steps_done, running / max(1, n_batches), stopped
+
+
+def save_model_dir(save: Callable[[Any], None], out: str | Path, card: dict[str, Any]) -> Path:
+    """Write a model directory atomically: ``save(tmp)`` writes the model into a temporary sibling, then its
+    ``graphhop_card.json``; the sibling replaces ``out`` (only an earlier graphhop model is ever replaced)."""
+    import json
+
+    from graphhop.io import atomic_dir
+
+    with atomic_dir(out, overwrite=True, replace_if=("graphhop_card.json",)) as tmp:
+        save(tmp)
+        (tmp / "graphhop_card.json").write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")
+    return Path(out)
 
 
 @dataclass

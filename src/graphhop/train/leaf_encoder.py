@@ -11,7 +11,8 @@ module fine-tunes the encoder itself on the fit part of the train trees (the sel
 - the loss is the multiple-negatives ranking loss (in-batch negatives, scale 20) with several positives:
   each (query, gold leaf) pair is scored against the query's non-gold documents only, so a tree's other
   leaves are never negatives of it (nor is a sentence gold for two trees in the batch);
-- AdamW, linear warm-up then decay, a seeded order; deterministic on one thread.
+- AdamW, linear warm-up then decay, a seeded order (the shared loop of :mod:`graphhop.train.common`);
+  deterministic on one thread.
 
 The result is a sentence-transformers directory (about 90 MB: too large to track). :func:`ensure_leaf_encoder`
 trains it once at setup and caches it under ``$GRAPHHOP_CACHE/encoders/eb-leaves-<key>``, where the key
@@ -31,7 +32,7 @@ import numpy as np
 
 from graphhop.core import InputError
 
-__all__ = ["EncoderRecipe", "fine_tune_leaf_encoder", "leaf_encoder_dir", "ensure_leaf_encoder", "training_batches"]
+__all__ = ["EncoderRecipe", "fine_tune_leaf_encoder", "leaf_encoder_dir", "ensure_leaf_encoder", "batch_documents"]
 
 
 @dataclass(frozen=True)
@@ -51,21 +52,15 @@ class EncoderRecipe:
     every: int = 10
 
 
-def training_batches(golds: Sequence[Sequence[int]], negatives: Sequence[Sequence[int]], batch: int, hard: int,
-                     rng: np.random.Generator) -> list[tuple[list[int], list[int]]]:
-    """One epoch of batches: (tree positions, document rows = their gold rows, then ``hard`` negatives each)."""
-    usable = [i for i, g in enumerate(golds) if g]
-    order = rng.permutation(usable).tolist()
-    out = []
-    for b in range(0, len(order), batch):
-        trees = order[b:b + batch]
-        docs = list(dict.fromkeys(r for i in trees for r in golds[i]))
-        for i in trees:
-            pool = [r for r in negatives[i] if r not in docs]
-            if pool and hard:
-                docs.extend(int(r) for r in rng.choice(pool, size=min(hard, len(pool)), replace=False))
-        out.append((trees, docs))
-    return out
+def batch_documents(trees: Sequence[int], golds: Sequence[Sequence[int]], negatives: Sequence[Sequence[int]], hard: int,
+                    rng: np.random.Generator) -> list[int]:
+    """A batch's document rows: its trees' gold rows, then ``hard`` negatives per tree (never a batch document)."""
+    docs = list(dict.fromkeys(r for i in trees for r in golds[i]))
+    for i in trees:
+        pool = [r for r in negatives[i] if r not in docs]
+        if pool and hard:
+            docs.extend(int(r) for r in rng.choice(pool, size=min(hard, len(pool)), replace=False))
+    return docs
 
 
 def _loss(qv: Any, dv: Any, gold_mask: Any, scale: float) -> Any:
@@ -81,13 +76,19 @@ def _loss(qv: Any, dv: Any, gold_mask: Any, scale: float) -> Any:
 def fine_tune_leaf_encoder(queries: Sequence[str], golds: Sequence[Sequence[int]], corpus: Sequence[str],
                            negatives: Sequence[Sequence[int]], out: str | Path, recipe: EncoderRecipe = EncoderRecipe(),
                            base: str | None = None, progress: bool = True) -> dict[str, Any]:
-    """Fine-tune ``base`` (default MiniLM) so ``queries[i]`` retrieves ``corpus[golds[i]]``; save to ``out``."""
+    """Fine-tune ``base`` (default MiniLM) so ``queries[i]`` retrieves ``corpus[golds[i]]``; save to ``out``.
+
+    The loop is :func:`graphhop.train.common.run_epoch` over the trees with a leaf gold (``batch`` trees a step,
+    a seeded order), AdamW with warm-up from :func:`~graphhop.train.common.adamw_with_warmup` (weight decay 0.01,
+    none on biases and LayerNorm)."""
+    import random
+
     import torch
     from sentence_transformers import SentenceTransformer
     from tqdm import tqdm
-    from transformers import get_linear_schedule_with_warmup
 
     from graphhop.models.encoder import _quiet_transformers, resolve_model
+    from graphhop.train.common import adamw_with_warmup, run_epoch, save_model_dir
 
     t0 = time.perf_counter()
     torch.manual_seed(recipe.seed)
@@ -96,34 +97,29 @@ def fine_tune_leaf_encoder(queries: Sequence[str], golds: Sequence[Sequence[int]
     model = SentenceTransformer(resolve_model(base), device="cpu")
     model.max_seq_length = recipe.max_seq_length
     _freeze_below(model, recipe.train_layers)
-    epochs = [training_batches(golds, negatives, recipe.batch, recipe.hard, rng) for _ in range(recipe.epochs)]
-    steps = sum(len(e) for e in epochs)
-    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=recipe.lr)
-    sched = get_linear_schedule_with_warmup(opt, int(recipe.warmup * steps), steps)
-    model.train()
-    losses = []
-    bar = tqdm(total=steps, desc="fine-tune leaf encoder", disable=not progress)
-    for batches in epochs:
-        for trees, docs in batches:
-            qv = model(model.preprocess([queries[i] for i in trees]))["sentence_embedding"]
-            dv = model(model.preprocess([corpus[r] for r in docs]))["sentence_embedding"]
-            qv, dv = torch.nn.functional.normalize(qv, dim=-1), torch.nn.functional.normalize(dv, dim=-1)
-            mask = torch.tensor([[r in set(golds[i]) for r in docs] for i in trees])
-            loss = _loss(qv, dv, mask, recipe.scale)
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            opt.step()
-            sched.step()
-            losses.append(float(loss.detach()))
-            bar.update(1)
-            bar.set_postfix(loss=f"{np.mean(losses[-20:]):.3f}")
+    usable = [i for i, g in enumerate(golds) if g]
+    gold_sets = [set(g) for g in golds]
+
+    def loss_fn(trees: list[int]) -> Any:
+        docs = batch_documents(trees, golds, negatives, recipe.hard, rng)
+        qv = model(model.preprocess([queries[i] for i in trees]))["sentence_embedding"]
+        dv = model(model.preprocess([corpus[r] for r in docs]))["sentence_embedding"]
+        qv, dv = torch.nn.functional.normalize(qv, dim=-1), torch.nn.functional.normalize(dv, dim=-1)
+        mask = torch.tensor([[r in gold_sets[i] for r in docs] for i in trees])
+        return _loss(qv, dv, mask, recipe.scale)
+
+    total = recipe.epochs * ((len(usable) + recipe.batch - 1) // recipe.batch)
+    opt, sched = adamw_with_warmup(model, recipe.lr, 0.01, recipe.warmup, total)
+    order, steps, losses, shuffle = list(range(len(usable))), 0, [], random.Random(recipe.seed)
+    bar = tqdm(total=total, desc="fine-tune leaf encoder", disable=not progress)
+    for epoch in range(1, recipe.epochs + 1):
+        steps, loss, _ = run_epoch(model, loss_fn, usable, order, recipe.batch, opt, sched, steps, total, shuffle, bar, epoch)
+        losses.append(round(loss, 4))
     bar.close()
-    model.eval()
-    card = {"recipe": asdict(recipe), "steps": steps, "trees": sum(1 for g in golds if g),
-            "first_loss": round(float(np.mean(losses[:10])), 4), "last_loss": round(float(np.mean(losses[-10:])), 4),
-            "seconds": round(time.perf_counter() - t0, 1), "threads": torch.get_num_threads()}
-    _save(model, Path(out), card)
+    card = {"recipe": asdict(recipe), "steps": steps, "trees": len(usable), "epoch_loss": losses,
+            "loop": "train.common.run_epoch", "seconds": round(time.perf_counter() - t0, 1),
+            "threads": torch.get_num_threads()}
+    save_model_dir(lambda tmp: model.save(str(tmp)), out, card)
     return card
 
 
@@ -137,15 +133,6 @@ def _freeze_below(model: Any, train_layers: int) -> None:
     for layer in layers[len(layers) - train_layers:]:
         for p in layer.parameters():
             p.requires_grad = True
-
-
-def _save(model: Any, out: Path, card: dict[str, Any]) -> None:
-    """Write the model and its card atomically (a temporary sibling renamed into place)."""
-    from graphhop.io import atomic_dir
-
-    with atomic_dir(out, overwrite=True, replace_if=("graphhop_card.json",)) as tmp:
-        model.save(str(tmp))
-        (tmp / "graphhop_card.json").write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")
 
 
 def leaf_encoder_dir(data_root: str | Path, recipe: EncoderRecipe = EncoderRecipe()) -> Path:

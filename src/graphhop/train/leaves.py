@@ -33,7 +33,7 @@ from graphhop.core import InputError
 from graphhop.retrieve.leaves import FEATURES, LeafHead, LeafRetriever, LeafSearch, leaf_features
 
 __all__ = ["LeafExample", "train_examples", "dev_examples", "carve", "selection_examples", "fit_adapters", "fit_head",
-           "choose_stop", "leaf_f1", "train_leaf_head"]
+           "choose_stop", "gold_set", "leaf_f1", "train_leaf_head"]
 
 
 @dataclass
@@ -89,10 +89,16 @@ def selection_examples(index: Any, data_root: str | Path, every: int = 10) -> li
     return carve(index, data_root, every)[1]
 
 
+def gold_set(ex: LeafExample) -> set[str]:
+    """The gold leaf ids plus one placeholder per leaf in no corpus (so it counts as a miss)."""
+    return set(ex.gold) | {f"__unmapped_{i}" for i in range(ex.n_gold - len(ex.gold))}
+
+
 def leaf_f1(selected: Sequence[str], ex: LeafExample) -> float:
-    """Set F1 of ``selected`` against the gold leaves (unmapped leaves count as misses)."""
-    hit = len(set(selected) & set(ex.gold))
-    return 2 * hit / (len(set(selected)) + ex.n_gold) if hit else 0.0
+    """Set F1 of ``selected`` against :func:`gold_set` (:func:`graphhop.metrics.graph.set_scores`)."""
+    from graphhop.metrics.graph import set_scores
+
+    return set_scores(selected, gold_set(ex)).f1
 
 
 def fit_adapters(vecs: np.ndarray, qvecs: np.ndarray, gold_rows: Sequence[Sequence[int]], epochs: int = 4,
@@ -231,7 +237,7 @@ def train_leaf_head(index: Any, data_root: str | Path, out: str | Path, every: i
     adapter_q, adapter_d = fit_adapters(base.vecs, qvecs, [[base.pos[g] for g in ex.gold] for ex in fit],
                                         adapter_epochs, seed)
     counts = Counter(g for ex in fit for g in ex.gold)
-    search = LeafSearch(index, pool, adapter_q, adapter_d)
+    search = base.with_adapters(adapter_q, adapter_d)
     x, y = _rows(search, fit, counts, seed, qvecs)
     head = fit_head(x, y, hidden, epochs, seed)
     if rollout:  # one DAgger round: add the states the first head reaches itself, refit
@@ -240,7 +246,7 @@ def train_leaf_head(index: Any, data_root: str | Path, out: str | Path, every: i
         head = fit_head(x, y, hidden, epochs, seed)
     head.prior = {k: float(v) for k, v in counts.items()}
     head.adapter_q, head.adapter_d = adapter_q, adapter_d
-    retriever = LeafRetriever(index, head, pool)
+    retriever = LeafRetriever(index, head, pool, search=base)
     head.mode, head.threshold, head.max_leaves, sel_f1, grid = choose_stop(retriever, select)
     head.card = {"trained_on": "EntailmentBank angles task_1 train minus its last 1/%d (the selection carve)" % every,
                  "fit_trees": len(fit), "select_trees": len(select), "rows": int(len(y)), "positives": int(y.sum()),
