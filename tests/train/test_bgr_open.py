@@ -137,3 +137,16 @@ def test_open_training_scores_each_prefix_on_its_own_candidates_only():
     open_loss = bgr_loss_batch(model, [ex], items[:1]).item()
     ex.prefix_cands = None                                                 # the whole pool: another loss
     assert bgr_loss_batch(model, [ex], _items([ex], "forward", 8)[:1]).item() != open_loss
+
+
+def test_builder_db_is_a_cache_rebuilt_when_its_sentences_change(tmp_path):
+    from graphhop.train.bgr_open import builder_db
+
+    recs = [{"evidence": [{"text": TEXTS["s0"]}, {"text": TEXTS["s1"]}]}, {"evidence": [{"text": TEXTS["s0"]}]}]
+    index, by_text = builder_db(recs, tmp_path)
+    assert len(index.docs) == 2 and sorted(by_text.values()) == ["s0", "s1"]
+    manifest = (tmp_path / "db-index" / "manifest.json").stat().st_mtime_ns
+    again, _ = builder_db(recs, tmp_path)                           # opened, not rebuilt
+    assert len(again.docs) == 2 and (tmp_path / "db-index" / "manifest.json").stat().st_mtime_ns == manifest
+    more, by_text = builder_db(recs + [{"evidence": [{"text": TEXTS["s2"]}]}], tmp_path)
+    assert len(more.docs) == 3 and by_text[next(k for k in by_text if k.startswith("england"))] == "s2"

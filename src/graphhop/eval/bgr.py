@@ -135,20 +135,26 @@ def chosen_label(method: str, k: int) -> str:
     return f"{method} (k={k} chosen on selection)"
 
 
+#: Set baselines whose top ``k`` is the first ``k`` of their top ``max_k`` (one ranking, sliced).
+RANKED = ("bm25", "dense")
+
+
 def choose_ks(examples: Sequence[BGRExample], bm25: Any = None, encoder: str | None = None,
               methods: Sequence[str] = BASELINES, max_k: int = 6, seed: int = 13) -> dict[str, int]:
     """For each set baseline, the ``k`` in 1..``max_k`` with the best mean evidence F1 on ``examples``
-    (a selection split, never a reported one; ties: the smaller k)."""
+    (a selection split, never a reported one; ties: the smaller k). BM25 and dense rank each pool once
+    at ``max_k`` and are sliced; random and MDR (a draw / a chain of ``k`` hops) are run per ``k``."""
     from graphhop.metrics.graph import set_scores
 
     if not examples:
         raise InputError("choosing k needs selection examples")
     out = {}
     for m in methods:
+        ranked = [baseline_ids(m, ex, max_k, bm25, encoder, seed) for ex in examples] if m in RANKED else None
         best = (0, -1.0)
         for k in range(1, max_k + 1):
-            f1 = float(np.mean([set_scores(baseline_ids(m, ex, k, bm25, encoder, seed), ex.gold.evidence_ids).f1
-                                for ex in examples]))
+            ids = [r[:k] for r in ranked] if ranked is not None else [baseline_ids(m, ex, k, bm25, encoder, seed) for ex in examples]
+            f1 = float(np.mean([set_scores(i, ex.gold.evidence_ids).f1 for i, ex in zip(ids, examples)]))
             if f1 > best[1] + 1e-12:
                 best = (k, f1)
         out[m] = best[0]

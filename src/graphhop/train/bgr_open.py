@@ -38,22 +38,25 @@ LINKS = ("mentions", "mentions-only", "proper", "none")
 def builder_db(records: Sequence[dict[str, Any]], out: Path, dense: str = "flat",
                backend: str = "torch") -> tuple[Any, dict[str, str]]:
     """The DB of a builder dataset: every distinct evidence sentence of ``records`` indexed once under
-    ``out/db-index`` (BM25 + flat dense with the bundled encoder through ``backend``), and normalized
+    ``out/db-index`` (BM25 + flat dense with the bundled encoder through ``backend``; a cache:
+    :func:`~graphhop.index.cache.open_or_build`, rebuilt when stale or of another size), and normalized
     text -> DB id (``s<i>``, in first-seen order)."""
     from graphhop.core import Passage
     from graphhop.eval.bgr_bench import normalize_text
+    from graphhop.index.cache import open_or_build
     from graphhop.index.dense import DenseOptions
     from graphhop.index.directory import KnowledgeIndex, build_index, documents_from_passages
     from graphhop.index.encode import EncodingOptions
 
     texts = list(dict.fromkeys(e["text"] for r in records for e in r["evidence"]))
     path = Path(out) / "db-index"
-    if (path / "manifest.json").exists():
-        index = KnowledgeIndex.open(path, verify=False)
-    else:
-        index = build_index(documents_from_passages(Passage(f"s{i}", t) for i, t in enumerate(texts)), path,
-                            dense=DenseOptions(dense), overwrite=True, progress=True,
-                            encoding=EncodingOptions(backend=backend))
+
+    def build() -> KnowledgeIndex:
+        return build_index(documents_from_passages(Passage(f"s{i}", t) for i, t in enumerate(texts)), path,
+                           dense=DenseOptions(dense), overwrite=True, progress=True,
+                           encoding=EncodingOptions(backend=backend))
+
+    index = open_or_build(path, build, accept=lambda ix: len(ix.docs) == len(texts) and ix.has_sparse and ix.has_dense)
     return index, {normalize_text(t): f"s{i}" for i, t in enumerate(texts)}
 
 
