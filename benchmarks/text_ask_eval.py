@@ -1,7 +1,7 @@
 """`ask` over hand-written passage sets: right answer with every gold passage in the support.
 
     python benchmarks/text_ask_eval.py tests/regression/text_music tests/regression/text_elements \
-        --out runs/text-ask [--bgr-model DIR | --grr] [--given-type]
+        --out runs/text-ask [--bgr-model DIR | --grr] [--given-type] [--relation-matcher DIR] [--walk KEY=VALUE]
 
 A folder without passages.jsonl uses the bundled demo passages. Builds each folder's passages index once
 (BM25 + flat dense, cached under --out), builds the registry's `text` pipeline (`grr` with --grr; BGR hop
@@ -32,6 +32,24 @@ def suite_index(folder: Path, out: Path):
                        overwrite=True, progress=False)
 
 
+def walk_options(items: list[str]) -> dict[str, object]:
+    """``--walk key=value`` options as Python values (numbers and true/false parsed)."""
+    import json
+
+    from graphhop.core import InputError
+
+    out: dict[str, object] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise InputError(f"--walk {item!r}: expected KEY=VALUE")
+        try:
+            out[key] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key] = value
+    return out
+
+
 def table_line(folder: str, method: str, table) -> str:
     """One markdown row: the rate overall, per type and per hops, seconds per question."""
     row = table.rows[0]
@@ -47,6 +65,11 @@ def main() -> None:
     ap.add_argument("--given-type", action="store_true", help="pass the suite's question type (default: detect)")
     ap.add_argument("--hops", type=int, default=3)
     ap.add_argument("--grr", action="store_true", help="the GRR-style baseline (entity links only after hop 1)")
+    ap.add_argument("--relation-matcher", type=Path, default=None,
+                    help="an experimental text relation matcher for the walk reader: a folder written by "
+                         "`python -m graphhop.train.text_relation` (default: none)")
+    ap.add_argument("--walk", action="append", default=[], metavar="KEY=VALUE",
+                    help="a walk reader option (graphhop.read.walk.WalkReader), e.g. relation_scale=5; repeatable")
     args = ap.parse_args()
 
     from graphhop.eval.experiment import Experiment, ask_system
@@ -61,7 +84,8 @@ def main() -> None:
     for folder in args.folders:
         questions, golds, qtypes = suite_task(folder)
         pipe = build_pipeline("grr" if args.grr else "text", suite_index(folder, args.out), hops=args.hops,
-                              bgr_model=args.bgr_model)
+                              bgr_model=args.bgr_model, relation_matcher=args.relation_matcher,
+                              walk_options=walk_options(args.walk))
         system = ask_system(pipe, qtypes=qtypes if args.given_type else None, explain=True)
         table = Experiment([RIGHT], report=folder.name, title=f"{folder.name} {pipe.name}").run(
             {pipe.name: system}, questions, golds)

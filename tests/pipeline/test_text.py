@@ -25,9 +25,10 @@ DEMO_PASSAGES = HERE.parents[1] / "src" / "graphhop" / "demo" / "data" / "passag
 #: Right-for-the-right-reason rates measured with the walk reader (docs/RESULTS.md, issue 13). The selection
 #: sets (films, europe, bridges; ships and railways, written fresh in session 3 of issue 13) chose its design;
 #: the regression suites (GRAPHHOP_TEXT_SUITE=1) are reported with the issue's target 0.9, which they do NOT
-#: reach (0.33 / 0.39, unchanged by the trained matcher).
+#: reach (0.33 / 0.39, unchanged by the trained matcher). observatories: written fresh in session 5, its floor is
+#: the figure measured before anything was changed.
 FLOORS = {"films": 1.0, "europe": 1.0, "bridges": 0.81, "ships": 0.82, "railways": 0.80, "clubs": 0.80,
-          "paintings": 0.80}
+          "paintings": 0.80, "observatories": 0.75}
 
 
 def _sets() -> list[tuple[str, Path, Path]]:
@@ -37,7 +38,7 @@ def _sets() -> list[tuple[str, Path, Path]]:
             ("ships", HERE / "data" / "ships" / "passages.jsonl", HERE / "data" / "ships" / "questions.jsonl"),
             ("railways", HERE / "data" / "railways" / "passages.jsonl", HERE / "data" / "railways" / "questions.jsonl")]
     sets += [(name, HERE / "data" / name / "passages.jsonl", HERE / "data" / name / "questions.jsonl")
-             for name in ("clubs", "paintings")]
+             for name in ("clubs", "paintings", "observatories")]
     if os.environ.get("GRAPHHOP_TEXT_SUITE"):  # the hand-written suites: ~25 s a question on 2 shared cores
         for folder in sorted(REGRESSION.glob("text_*")):
             if (folder / "passages.jsonl").exists() and (folder / "questions.jsonl").exists():

@@ -158,3 +158,18 @@ def test_a_year_range_after_a_name_is_read_as_birth_and_death():
     edges = SentenceGraph(_Search(docs)).edges("Amos Teel")
     life = [e for e in edges if e.target.startswith("1790")]
     assert life and {"born", "die"} <= life[0].words
+
+
+def test_the_walk_covers_a_relation_word_its_matcher_matches_to_an_edge_label():
+    class _Matcher:
+        card = {"side": "words"}
+
+        def matches(self, words, labels):
+            return {(w, lab) for w in words for lab in labels if w == "helmed" and lab.endswith("directed by")}
+
+    reader = WalkReader(_Search(DOCS), encoder=object())
+    helm = word_key("helmed")
+    assert not reader.walk(["Night Ferry to Kestrin"], frozenset({helm}))  # no word of the text meets `helmed`
+    reader.relations, reader.relation_cover = _Matcher(), True
+    best = reader.walk(["Night Ferry to Kestrin"], frozenset({helm}))[0]
+    assert best.entity == "Mara Voss" and best.covered == {helm}

@@ -63,7 +63,8 @@ class TextPipeline(Stage):
 
     def __init__(self, index: Any, hops: int = 3, beam: int = 5, branch: int = 4, depth: int = 10,
                  head: str | Path | None = None, min_margin: float = 0.0, bgr_model: str | Path | None = None,
-                 reader: str = "walk", links_only: bool = False, paths: Any = None) -> None:
+                 reader: str = "walk", links_only: bool = False, paths: Any = None, relation_matcher: str | Path | None = None,
+                 walk_options: dict[str, Any] | None = None) -> None:
         from graphhop.models.span_head import FrozenSpanReaderModel
         from graphhop.read.candidates import CandidateReader
         from graphhop.read.text_qa import PathReader, TextQA
@@ -94,7 +95,8 @@ class TextPipeline(Stage):
         if reader == "walk" and bgr_model is None and not links_only and paths is None:
             from graphhop.read.walk import WalkReader
 
-            self.qa = TextQA(self.retriever, WalkReader(search), min_margin=min_margin, count_margin=0.1,
+            self.qa = TextQA(self.retriever, WalkReader(search, relation_matcher=relation_matcher, **(walk_options or {})),
+                             min_margin=min_margin, count_margin=0.1,
                              list_margin=0.1)
         else:
             model = FrozenSpanReaderModel.load(head)
@@ -131,7 +133,8 @@ def _factory(index: Any, **options: Any) -> TextPipeline:
     """``build_pipeline("text", index, hops=3, bgr_model=None, reader="walk", ...)``; the options the
     fact pipelines take (``k``, ``reader_model``, ...) are ignored."""
     keep = {k: v for k, v in options.items() if k in ("hops", "beam", "branch", "depth", "head", "min_margin",
-                                                       "bgr_model", "reader", "links_only") and v is not None}
+                                                       "bgr_model", "reader", "links_only", "relation_matcher", "walk_options")
+            and v is not None}
     keep["hops"] = min(int(keep.get("hops", 3)), 3)
     return TextPipeline(index, **keep)
 

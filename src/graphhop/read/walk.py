@@ -69,14 +69,23 @@ class WalkReader:
     def __init__(self, search: Any, encoder: Any = None, max_hops: int = 4, beam: int = 24, w_type: float = 0.5,
                  hop_penalty: float = 0.02, reuse_penalty: float = 0.15, threshold: float = 0.6,
                  soft: float | None = 0.65, matcher: bool = True, w_match: float = 1.0,
-                 match_temperature: float = 4.0, match_mode: str = "fallback", clear_gap: float | None = 0.05) -> None:
+                 match_temperature: float = 4.0, match_mode: str = "fallback", clear_gap: float | None = 0.05,
+                 relation_matcher: Any = None, relation_scale: float = 10.0) -> None:
         self.graph = SentenceGraph(search)
         self.encoder = encoder if encoder is not None else search.encoder
+        self.relations: Any = None  # an experimental text relation matcher (off by default: docs/RESULTS.md)
+        if relation_matcher is not None and hasattr(self.encoder, "encode"):
+            from graphhop.read.relation_matcher import RelationMatcher
+
+            self.relations = RelationMatcher.load(self.encoder, relation_matcher)
+        by_chain = self.relations is not None and self.relations.card.get("side") == "question"
         self.matcher: Any = None
         if matcher and hasattr(self.encoder, "encode"):
             from graphhop.read.walk_scorer import ChainScorer
 
-            self.matcher = ChainScorer(self.graph, self.encoder, max_hops=min(max_hops, 3))
+            self.matcher = ChainScorer(self.graph, self.encoder, max_hops=min(max_hops, 3),
+                                       relations=self.relations if by_chain else None, relation_scale=relation_scale)
+        self.relation_cover = self.relations is not None and not by_chain
         self.w_match = w_match
         self.match_temperature = match_temperature
         self.match_mode = match_mode
@@ -123,7 +132,7 @@ class WalkReader:
                 types: frozenset[str], bridge_types: frozenset[str], free: bool = False) -> _State | None:
         """``st`` one edge further, or None when the hop covers no new relation word, passes no bridge
         of a bridge type and carries no type noun (unless ``free``: a chain the trained matcher chose)."""
-        met = edge.words & relations | frozenset(r for r in relations for w in edge.words if (r, w) in similar)
+        met = edge.words & relations | frozenset(r for r in relations for w in (*edge.words, edge.label) if (r, w) in similar)
         named = relations & relation_keys(edge.target)  # ``best-known bridge``: the Weir Bridge
         gain = (met | named | (st.typed if st.edges else frozenset())) - st.covered
         if not (free or gain or edge.words & types):
@@ -141,9 +150,26 @@ class WalkReader:
 
     def _similar(self, edges: Sequence[Edge], relations: frozenset[str]) -> set[tuple[str, str]]:
         """``(relation word, edge word)`` pairs whose encoder cosine is at least ``soft`` (``taught`` ~
-        ``trained``, ``founded`` ~ ``established``): the words' surface forms, encoded once and cached."""
-        if self.soft is None or not relations:
+        ``trained``, ``founded`` ~ ``established``): the words' surface forms, encoded once and cached; and
+        ``(relation word, edge label)`` pairs the text relation matcher matches (``coach`` ~ ``has been managed by``)."""
+        if not relations:
             return set()
+        out = self._matched(edges, relations)
+        if self.soft is None:
+            return out
+        return out | self._soft_pairs(edges, relations)
+
+    def _matched(self, edges: Sequence[Edge], relations: frozenset[str]) -> set[tuple[str, str]]:
+        """``(relation word, edge label)`` pairs of the text relation matcher (:mod:`graphhop.read.relation_matcher`)."""
+        if self.relations is None or not self.relation_cover:
+            return set()
+        keys = sorted(relations)
+        pairs = self.relations.matches([_SURFACE.get(r, r) for r in keys], [e.label for e in edges])
+        surface = {_SURFACE.get(r, r): r for r in keys}
+        return {(surface[w], label) for w, label in pairs}
+
+    def _soft_pairs(self, edges: Sequence[Edge], relations: frozenset[str]) -> set[tuple[str, str]]:
+        """Word pairs at encoder cosine >= ``soft`` (see :meth:`_similar`)."""
         import numpy as np
 
         words = {w for e in edges for w in e.words} | set(relations)

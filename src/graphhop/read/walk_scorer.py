@@ -68,10 +68,13 @@ class ChainScorer:
     ``graph`` is the walk reader's :class:`graphhop.read.walk.SentenceGraph`; ``encoder`` the bundled MiniLM
     (the index's query encoder); ``scorer`` a :class:`graphhop.kgqa.scorer.PathScorer` (default: shipped)."""
 
-    def __init__(self, graph: Any, encoder: Any, scorer: Any = None, beam: int = 16, max_hops: int = 3) -> None:
+    def __init__(self, graph: Any, encoder: Any, scorer: Any = None, beam: int = 16, max_hops: int = 3,
+                 relations: Any = None, relation_scale: float = 0.0) -> None:
         from graphhop.kgqa.scorer import PathScorer
 
         self.graph = graph
+        self.relations = relations  # the text relation matcher (question ~ ``x <edge label> y``), or None
+        self.relation_scale = relation_scale
         self.scorer = scorer if scorer is not None else PathScorer.load(encoder=encoder)
         self.beam = beam
         self.max_hops = max_hops
@@ -115,13 +118,30 @@ class ChainScorer:
         batch = PathBatch(steps, types)
         return self.scorer.score_batch(ctx.vector, self._table(), batch, ctx.words, ctx.answer)
 
+    def logits(self, ctx: QuestionContext, chains: Sequence[Sequence[Any]], temperature: float) -> np.ndarray:
+        """The head's score / ``temperature`` plus ``relation_scale`` times the text relation matcher's fit of
+        the chain (:meth:`relation_fit`)."""
+        raw = self.score(ctx, chains) / temperature
+        if self.relations is None or not self.relation_scale:
+            return raw
+        return raw + self.relation_scale * self.relation_fit(ctx, chains)
+
+    def relation_fit(self, ctx: QuestionContext, chains: Sequence[Sequence[Any]]) -> np.ndarray:
+        """Mean over a chain's edges of the matcher's cosine between the masked question and the edge read as
+        ``x <label> y`` (:mod:`graphhop.read.relation_matcher`)."""
+        from graphhop.train.text_relation import statement
+
+        labels = list(dict.fromkeys(statement(e.label) for c in chains for e in c))
+        sims = dict(zip(labels, self.relations.similarity([ctx.masked], labels)[0])) if labels else {}
+        return np.asarray([np.mean([sims[statement(e.label)] for e in c]) if c else 0.0 for c in chains], dtype=np.float32)
+
     def probabilities(self, ctx: QuestionContext, question: str, chains: Sequence[Sequence[Any]],
                       temperature: float) -> np.ndarray:
         """The head's probability of each chain: a softmax of its scores / ``temperature`` over the chains
         whose end is of the kind asked (:func:`answer_kind_ok`); 0 for the others."""
         if not chains:
             return np.zeros(0)
-        raw = self.score(ctx, chains) / temperature
+        raw = self.logits(ctx, chains, temperature)
         ok = np.asarray([answer_kind_ok(question, c[-1].target) for c in chains])
         if not ok.any():
             return np.zeros(len(chains))
@@ -134,13 +154,13 @@ class ChainScorer:
         the head's probability over them all (:meth:`probabilities` at ``reader.match_temperature``)."""
         ctx = self.context(question, entities)
         seen = {(fold_name(s.entity), s.edges) for s in states}
-        for chain in self.beam_walk(ctx, entities):
+        for chain in self.beam_walk(ctx, entities, reader.match_temperature):
             if (fold_name(chain[-1].target), chain) not in seen:
                 seen.add((fold_name(chain[-1].target), chain))
                 states.append(reader.chain_state(chain, relations, bridge_types))
         return states, self.probabilities(ctx, question, [s.edges for s in states], reader.match_temperature)
 
-    def beam_walk(self, ctx: QuestionContext, entities: Sequence[str]) -> list[tuple[Any, ...]]:
+    def beam_walk(self, ctx: QuestionContext, entities: Sequence[str], temperature: float = 4.0) -> list[tuple[Any, ...]]:
         """Chains reached by walking with the head alone: every edge expanded, the ``beam`` best kept per
         depth (no entity visited twice on a chain). Every kept chain of every depth, in no order."""
         frontier: list[tuple[Any, ...]] = [()]
@@ -155,7 +175,7 @@ class ChainScorer:
                     grown += [chain + (e,) for e in self.graph.edges(source) if fold_name(e.target) not in visited]
             if not grown:
                 break
-            scores = self.score(ctx, grown)
+            scores = self.logits(ctx, grown, temperature)
             frontier = [grown[i] for i in np.argsort(-scores)[: self.beam]]
             kept += frontier
         return kept
