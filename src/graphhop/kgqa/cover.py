@@ -17,16 +17,37 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from graphhop.kgqa.end_type import type_phrase
 from graphhop.kgqa.paths import RelPath
+from graphhop.kgqa.scorer import FUNCTION_WORDS
 
-__all__ = ["covering", "general", "relation_pairs", "walk"]
+__all__ = ["named_relations", "covering", "general", "relation_pairs", "walk"]
+
+
+def named_relations(words: Any, text: str) -> tuple[list[str], list[str]]:
+    """The relations a (masked) question *names*, the one definition the pipeline uses (the beam's extra
+    paths, :func:`covering`, :func:`general`, the yes/no shortcut check): ``(stems outside, stems inside)``
+    the phrase that names the asked type (:func:`~graphhop.kgqa.end_type.type_phrase`), each a stem of a
+    question word that names some relation of the KB (:meth:`~graphhop.kgqa.scorer.RelationWords.asked`).
+    In "name a **soccer club** in X" or "how many **publishers** are based in X" the type's words may name
+    a relation (``plays in club``, ``published by``) without asking for it."""
+    got = type_phrase(text)
+    if got is None:
+        return words.asked(text), []
+    inside = []
+    for i in range(got.start, min(got.start + 2, len(got.tokens))):
+        if not (got.tokens[i].isalpha() and got.tokens[i] not in FUNCTION_WORDS):
+            break
+        inside.append(i)
+    outside = " ".join(w for i, w in enumerate(got.tokens) if i not in inside)
+    return words.asked(outside), words.asked(" ".join(got.tokens[i] for i in sorted(inside)))
 
 
 def covering(kgqa: Any, reading: Any, text: str | None = None, paths: Sequence[Any] | None = None) -> tuple[Any, dict[str, Any]]:
     """The reading with the path that uses the most relations the question names first, when its best
     path leaves one out: a *shortcut* (``nationality`` where the question says ``born``, ``flows through``
     where it says ``source``; :class:`~graphhop.kgqa.scorer.RelationWords`). The words of the phrase naming
-    the asked type (``soccer club``, ``currency``, ``publishers``: :meth:`~graphhop.kgqa.scorer.RelationWords.split`)
+    the asked type (``soccer club``, ``currency``, ``publishers``: :func:`named_relations`)
     never force a move; they only break ties. Candidates are ``paths`` (default: all of the reading's) whose
     probability is at least ``kgqa.cover`` x the best one's and that take no more unnamed relations than the
     best path (a move adds named relations, never unasked ones: ``capital → lies on → flows through`` names
@@ -39,7 +60,7 @@ def covering(kgqa: Any, reading: Any, text: str | None = None, paths: Sequence[A
     if ratio <= 0 or not cands:
         return reading, {}
     words = kgqa.relation_words
-    asked, typed = words.split(reading.text if text is None else text)
+    asked, typed = named_relations(words, reading.text if text is None else text)
     if not asked:
         return reading, {}
     prob = {id(p): float(q) for p, q in zip(reading.paths, reading.probs)}
@@ -96,7 +117,7 @@ def general(kgqa: Any, reading: Any, text: str | None = None) -> tuple[Any, dict
     if best is None or float(getattr(kgqa, "cover", 0.0)) <= 0:
         return reading, {}
     words, store = kgqa.relation_words, kgqa.store
-    asked, typed = words.split(reading.text if text is None else text)
+    asked, typed = named_relations(words, reading.text if text is None else text)
     named = asked + [w for w in typed if w not in asked]
     steps = list(best.steps)
     changed = []

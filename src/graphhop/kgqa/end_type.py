@@ -33,10 +33,10 @@ import numpy as np
 from graphhop.kb.store import KGStore
 from graphhop.kb.verbalize import clean_relation
 from graphhop.kgqa.answer_types import SchemaNouns
-from graphhop.kgqa.paths import RelPath
+from graphhop.kgqa.paths import RelPath, successors
 from graphhop.kgqa.scorer import FUNCTION_WORDS
 
-__all__ = ["asked_noun", "singular", "EndTyper", "Retyped", "retype"]
+__all__ = ["TypePhrase", "type_phrase", "asked_noun", "singular", "EndTyper", "Retyped", "retype"]
 
 _ASK = frozenset("which what name list".split())
 #: Auxiliaries that end the asked noun phrase (``which football club **does** X play for``; or the masked
@@ -45,9 +45,11 @@ _ASK = frozenset("which what name list".split())
 #: is often a verb (``how many cities lie on``, ``which rivers rise at``).
 _AUX = frozenset("does do did is was are were has have had".split())
 _PREP = frozenset("in of for from at on by with".split())
-_SKIP = frozenset("is was are were the a an kind type sort of does do did".split())
+#: Words between the cue (``which``, ``how many``, ...) and the type phrase.
+_SKIP = frozenset("s is was are were the a an kind type sort of does do did".split())
 #: Adjective endings: in ``what is the highest point`` / ``official languages`` the noun is the next word.
 _ADJ_ENDINGS = ("est", "ial", "nal", "ous", "ive", "ful", "ern", "ese", "ish")
+_STRIP = "?,.!;:'\"()"
 
 
 def singular(word: str) -> str:
@@ -61,31 +63,70 @@ def singular(word: str) -> str:
     return word
 
 
-def asked_noun(text: str, phrase: bool = False) -> str | None:
-    """The noun that names the asked type in a (masked) question, singular: the head of the short
-    noun phrase after ``which``/``what``/``how many``/``name``/``list`` (``in which country`` ->
-    ``country``, ``what is the highest point of`` -> ``point``, ``how many official languages`` ->
-    ``language``); None when the question names no type (``who``, ``when``, ``what is X``). With
-    ``phrase`` an adjective stays with its noun (``national team``, ``official language``)."""
-    toks = [t.strip("?,.!;:'\"") for t in text.lower().split()]
+@dataclass(frozen=True)
+class TypePhrase:
+    """The phrase that names the asked answer type in a (masked) question: ``tokens[start:end]``, its
+    head noun at ``head`` (``in which **country** was X born``, ``which football **club** does``, ``how many
+    official **languages**``); ``cue`` is the index of ``which``/``what``/``name``/``list``/``many``.
+    ``start == end`` when the word after the cue names no type (``what is X``, ``which X``)."""
+
+    tokens: tuple[str, ...]
+    cue: int
+    start: int
+    head: int
+    end: int
+
+    @property
+    def noun(self) -> str | None:
+        """The head noun, singular (None when the phrase is empty)."""
+        return singular(self.tokens[self.head]) if self.end > self.start else None
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        return self.tokens[self.start : self.end]
+
+
+def _is_word(w: str) -> bool:
+    return w.isalpha() and w not in FUNCTION_WORDS
+
+
+def type_phrase(text: str, strip: bool = True) -> TypePhrase | None:
+    """The one parser of the asked type's phrase (:class:`TypePhrase`): after the first cue word, the
+    words of :data:`_SKIP` are passed; the phrase is the first word, or an adjective and its noun
+    (``official language``), or a compound whose head is followed by an auxiliary, the mask or (after
+    ``name``/``list``) a preposition (``football club does``). None when the question has no cue word.
+    ``strip=False`` keeps punctuation on the tokens (the scorer's :func:`~graphhop.kgqa.scorer.answer_noun`
+    reads them so, as it was trained)."""
+    toks = tuple(t.strip(_STRIP) if strip else t for t in text.lower().split())
     for i, w in enumerate(toks):
         if w in _ASK or (w == "many" and i > 0 and toks[i - 1] == "how"):
-            rest = [v for v in toks[i + 1 : i + 6]]
-            while rest and rest[0] in _SKIP:
-                rest.pop(0)
-            if not rest or not rest[0].isalpha() or rest[0] in FUNCTION_WORDS or rest[0] == "x":
-                return None
-            noun = rest[0]
+            j = i + 1
+            while j < len(toks) and j < i + 6 and toks[j] in _SKIP:
+                j += 1
+            if j >= min(len(toks), i + 6) or not _is_word(toks[j]):
+                return TypePhrase(toks, i, j, j, j)
+            nxt = toks[j + 1] if j + 1 < min(len(toks), i + 6) else ""
+            after = toks[j + 2] if j + 2 < min(len(toks), i + 6) else ""
             ends = _AUX | {"x"} | (_PREP if w in ("name", "list") else frozenset())
-            if (len(rest) > 2 and not noun.endswith(_ADJ_ENDINGS) and rest[1].isalpha() and rest[1] not in _AUX
-                    and rest[1] not in FUNCTION_WORDS and rest[2] in ends):
-                return singular(rest[1])  # a compound names its head last: ``which football club does``
-            if noun.endswith(_ADJ_ENDINGS) and len(rest) > 1 and rest[1].isalpha() and rest[1] not in FUNCTION_WORDS:
-                if phrase:
-                    return f"{noun} {singular(rest[1])}"
-                noun = rest[1]
-            return singular(noun)
+            if not toks[j].endswith(_ADJ_ENDINGS) and _is_word(nxt) and nxt not in _AUX and after in ends:
+                return TypePhrase(toks, i, j, j + 1, j + 2)  # a compound names its head last
+            if toks[j].endswith(_ADJ_ENDINGS) and _is_word(nxt):
+                return TypePhrase(toks, i, j, j + 1, j + 2)
+            return TypePhrase(toks, i, j, j, j + 1)
     return None
+
+
+def asked_noun(text: str, phrase: bool = False) -> str | None:
+    """The noun that names the asked type in a (masked) question, singular: the head of
+    :func:`type_phrase` (``in which country`` -> ``country``, ``what is the highest point of`` -> ``point``,
+    ``how many official languages`` -> ``language``); None when the question names no type (``who``,
+    ``when``, ``what is X``). With ``phrase`` an adjective stays with its noun (``national team``,
+    ``official language``)."""
+    got = type_phrase(text)
+    if got is None or got.noun is None:
+        return None
+    adjective = got.head > got.start and got.tokens[got.start].endswith(_ADJ_ENDINGS)
+    return f"{got.tokens[got.start]} {got.noun}" if phrase and adjective else got.noun
 
 
 class EndTyper:
@@ -156,14 +197,9 @@ def _continuations(store: KGStore, path: RelPath, extra: int, max_nodes: int = 2
     for _ in range(extra):
         new = []
         for p in frontier:
-            cur = p.layers[-1][:max_nodes]
             seen = set(np.concatenate(p.layers).tolist())
-            for rel, fwd in store.signed_relations(cur):
-                if p.steps and p.steps[-1] == (rel, not fwd):
-                    continue
-                _, reached = store.step(cur, rel, fwd)
-                ends = np.unique(reached)
-                if set(ends.tolist()) <= seen:
+            for (rel, fwd), ends in successors(store, p, max_nodes):
+                if (p.steps and p.steps[-1] == (rel, not fwd)) or set(ends.tolist()) <= seen:
                     continue
                 new.append(RelPath(p.steps + ((rel, fwd),), p.layers + [ends], score=path.score))
         out += new

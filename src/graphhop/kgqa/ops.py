@@ -40,7 +40,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from graphhop.kb.verbalize import clean_relation
-from graphhop.kgqa.cover import covering, general, walk
+from graphhop.kgqa.cover import covering, general, named_relations, walk
 from graphhop.kgqa.compare import (compare_sides, names_entity, resolve, same_value, split_choice, split_comparative,
                                    split_same)
 from graphhop.kgqa.end_type import asked_noun, retype
@@ -413,7 +413,7 @@ def _drop_shortcut_hits(kgqa: Any, options: list[dict[str, Any]]) -> None:
     words = kgqa.relation_words
     for o in options:
         if o["hit"]:
-            asked, typed = words.split(o["reading"].text)
+            asked, typed = named_relations(words, o["reading"].text)
             named = asked + [w for w in typed if w not in asked]
             most = max(words.covered(named, p.steps) for other in options for p in other["typed"])
             if words.covered(named, o["best"].steps) < most:

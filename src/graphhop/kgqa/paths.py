@@ -13,13 +13,13 @@ support of that answer is exactly those facts.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
 from graphhop.kb.store import KGStore
 
-__all__ = ["RelPath", "expand", "chains", "path_signature"]
+__all__ = ["RelPath", "successors", "expand", "chains", "path_signature"]
 
 SignedRelation = tuple[int, bool]
 
@@ -45,6 +45,17 @@ class RelPath:
 def path_signature(store: KGStore, steps: Sequence[SignedRelation]) -> tuple[str, ...]:
     """``("directed_by", "^directed_by", ...)``: relation names, ``^`` marking a backward step."""
     return tuple(("" if fwd else "^") + store.relations[r] for r, fwd in steps)
+
+
+def successors(store: KGStore, path: RelPath, max_nodes: int = 2000) -> Iterator[tuple[SignedRelation, np.ndarray]]:
+    """One hop from ``path``: each signed relation leaving its end set (an end set over ``max_nodes``
+    entities steps from its first ``max_nodes`` ids, a deterministic cut) with the entities it reaches
+    (sorted, unique). The stepping of :func:`expand` and of answer typing's continuations
+    (:mod:`graphhop.kgqa.end_type`); each caller decides which steps to keep."""
+    cur = path.layers[-1][:max_nodes]
+    for rel, fwd in store.signed_relations(cur):
+        _, reached = store.step(cur, rel, fwd)
+        yield (rel, fwd), np.unique(reached)
 
 
 def expand(
@@ -79,10 +90,7 @@ def expand(
     for _ in range(max_hops):
         new: list[RelPath] = []
         for p in frontier:
-            cur = p.layers[-1][:max_nodes]
-            for rel, fwd in store.signed_relations(cur):
-                _, reached = store.step(cur, rel, fwd)
-                ends = np.unique(reached)
+            for (rel, fwd), ends in successors(store, p, max_nodes):
                 if not back_to_start and p.steps and p.steps[-1] == (rel, not fwd):
                     ends = ends[~np.isin(ends, p.layers[-2])]
                     if not len(ends):

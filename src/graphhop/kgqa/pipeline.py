@@ -198,9 +198,9 @@ class KGQA:
         relation is still grown when shortcuts fill the beam); None when coverage is off or nothing is named."""
         if self.cover <= 0:
             return None
-        from graphhop.kgqa.end_type import asked_noun
+        from graphhop.kgqa.cover import named_relations
 
-        asked = self.relation_words.asked(text, skip=asked_noun(text))
+        asked = named_relations(self.relation_words, text)[0]
         if not asked:
             return None
 

@@ -57,20 +57,20 @@ def answer_noun(text: str) -> str | None:
     after ``which``/``what``/``how many`` or ``name``/``list the`` (``in which country was X
     born`` -> ``country``; ``what is the currency of ...`` -> ``currency``), ``person`` for a leading
     who, ``place`` for where, ``year`` for when, the first word of a description (``the club X plays
-    for`` -> ``club``); None when the question names no type."""
+    for`` -> ``club``); None when the question names no type. The phrase is read by the pipeline's one
+    parser (:func:`graphhop.kgqa.end_type.type_phrase`, punctuation kept, as the head was trained)."""
+    from graphhop.kgqa.end_type import type_phrase
+
     toks = text.lower().split()
     if toks[:1] == ["the"] and len(toks) > 1 and toks[1].isalpha() and toks[1] not in FUNCTION_WORDS:
         return toks[1]
-    for i, w in enumerate(toks):
-        if w in _WH_NOUNS and i == 0:
-            return _WH_NOUNS[w]
-        if w in ("which", "what", "name", "list") or (w == "many" and i > 0 and toks[i - 1] == "how"):
-            for v in toks[i + 1 : i + 5]:
-                if v in _BEFORE_NOUN:
-                    continue
-                return v if v.isalpha() and v not in FUNCTION_WORDS else None
-            return None
-    return None
+    if toks[:1] and toks[0] in _WH_NOUNS:
+        return _WH_NOUNS[toks[0]]
+    got = type_phrase(text, strip=False)
+    if got is None or got.start >= min(len(got.tokens), got.cue + 5):
+        return None
+    v = got.tokens[got.start]
+    return v if v.isalpha() and v not in FUNCTION_WORDS else None
 
 
 def _singular(word: str) -> str:
