@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from graphhop.kgqa.end_type import asked_noun, retype, singular
+from graphhop.kgqa.end_type import asked_noun, retype, singular, type_phrase
 
 
 @pytest.mark.parametrize("word,expected", [("cities", "city"), ("countries", "country"), ("bridges", "bridge"),
@@ -53,11 +53,12 @@ def test_retype_continues_to_the_end_that_fits_and_never_to_literals() -> None:
     from graphhop.kgqa.paths import RelPath
 
     store = KGStore.from_facts([Fact("Ann", "born in", "Townville"), Fact("Townville", "located in", "Kingdom"),
-                                Fact("Townville", "population", "5000"), Fact("Kingdom", "king", "Rex")])
+                                Fact("Townville", "population", "5000"), Fact("Kingdom", "kinsman", "Rex")])
     typer = EndTyper(_Words(), store, desc_weight=0.0)
     ann, town = store.entities.index("Ann"), store.entities.index("Townville")
     base = RelPath(((store.relation_id["born in"], True),), [np.asarray([ann]), np.asarray([town])])
-    # "k": only the Kingdom has a role that starts with k ("it has a king"), one hop on
+    # "k": only the Kingdom has a role that starts with k ("it has a kinsman"), one hop on (the noun
+    # names no relation of the KB: a noun that does is typed by that relation, test_noun_role_...)
     got = retype(typer, base, "king", max_hops=3, numeric=lambda p: False)
     assert [store.entities[e] for e in got.path.ends] == ["Kingdom"] and got.moved == 1
     # the same move is refused when the end is a literal (here: the predicate calls the Kingdom one)
@@ -99,3 +100,32 @@ def test_schema_nouns_tell_a_country_from_a_city_and_pool_over_peers() -> None:
     assert ids["Marrenland"] in schema.peers(ids["Quenmark"])
     assert schema.fit("country", ids["Quenmark"]) == pytest.approx(schema.fit("country", ids["Marrenland"]))
     assert schema.fit("country", ids["Quenmark"]) > schema.fit("country", ids["Merrow"])
+
+
+@pytest.mark.parametrize("text,words,noun", [
+    ("which company built the train that runs on X", ("company",), "company"),  # a verb ends the phrase
+    ("which trains run on lines operated by X", ("trains",), "train"),
+    ("which football club does X play for", ("football", "club"), "club"),
+    ("how many official languages does X have", ("official", "languages"), "language"),
+    ("name a soccer club in X", ("soccer", "club"), "club"),
+    ("what is X", (), None),
+])
+def test_type_phrase_is_the_one_parser(text: str, words: tuple, noun: str | None) -> None:
+    got = type_phrase(text)
+    assert got.words == words and got.noun == noun
+
+
+def test_noun_role_by_a_relation_the_noun_names() -> None:
+    """A publisher is what something is published by; a book has one and is not one."""
+    from graphhop.core import Fact
+    from graphhop.kb.store import KGStore
+    from graphhop.kgqa.end_type import EndTyper
+
+    store = KGStore.from_facts([Fact("Tide", "published by", "Lantern"), Fact("Lantern", "based in", "Bravno"),
+                                Fact("Kestrel", "based in", "Bravno")])
+    typer = EndTyper(_Words(), store, desc_weight=0.0)
+    ids = {n: store.entities.index(n) for n in ("Tide", "Lantern", "Kestrel", "Bravno")}
+    assert typer.noun_role("publisher", [ids["Lantern"], ids["Kestrel"]]) == 1
+    assert typer.noun_role("publisher", [ids["Tide"]]) == -1
+    assert typer.noun_role("publisher", [ids["Bravno"]]) == 0
+    assert typer.noun_role("city", [ids["Bravno"]]) is None

@@ -32,3 +32,14 @@ def test_a_plural_answer_noun_is_the_type_not_a_relation() -> None:
     words = RelationWords(RELATIONS)
     assert words.asked("how many publishers are based in X", skip="publisher") == ["base"]
     assert words.asked("which publisher published X", skip="publisher") == ["publish"]  # singular: kept
+
+
+def test_named_relations_leave_the_type_phrase_aside() -> None:
+    """One definition of the relations a question names (:func:`graphhop.kgqa.cover.named_relations`): the type's
+    phrase words only break ties; a verb after the type's noun is asked ("which company **built** ...")."""
+    from graphhop.kgqa.cover import named_relations
+
+    words = RelationWords(RELATIONS + ["built by", "runs on"])
+    assert named_relations(words, "how many publishers are based in X") == (["base"], ["publish"])
+    assert named_relations(words, "which company built the train that runs on X") == (["built", "run"], [])
+    assert named_relations(words, "what currency is used in the country where X was born") == (["born"], ["currenc"])

@@ -98,6 +98,16 @@ def test_option_parsing_numbers_and_direction() -> None:
     assert comparison_direction("Who is older, A or B?", "age") == "max"
 
 
+def test_speed_weight_and_depth_comparatives_are_comparisons() -> None:
+    """Session 5: ``faster`` / ``slower`` and the like were read as plain questions (the answer was a value)."""
+    from graphhop.read.ops import detect_qtype
+
+    assert detect_qtype("Which train is faster, the Amber Comet or the Lake Sprinter?") == "comparison"
+    assert comparison_direction("Which train is faster, A or B?") == "max"
+    assert comparison_direction("Which lake is shallower, A or B?") == "min"
+    assert comparison_direction("Which car is cheaper, A or B?") == "min"
+
+
 def test_count_counts_the_answers_of_the_best_relation(ops) -> None:
     paths = [[("Switzerland", "borders", c)] for c in ("France", "Germany", "Italy", "Austria")]
     paths += [[("Switzerland", "official_language", lang)] for lang in ("German", "French", "Italian")]

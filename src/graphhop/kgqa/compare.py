@@ -90,8 +90,12 @@ def names_entity(kgqa: Any, text: str) -> bool:
     return _side_mention(kgqa, text)[1]
 
 
-def resolve(kgqa: Any, text: str) -> dict[str, Any] | None:
-    """The entity a side stands for, with the chains that resolve a description."""
+def resolve(kgqa: Any, text: str, noun: str | None = None) -> dict[str, Any] | None:
+    """The entity a side stands for, with the chains that resolve a description; with ``noun`` (the type
+    the comparison asks: ``person`` for "who was born earlier, the author of X or ...") a description's
+    answer is typed by it among the reading's paths that ask as much of the side's words
+    (:func:`graphhop.kgqa.end_type.retype` with :func:`graphhop.kgqa.cover.rivals`, no continuation), so
+    "the author of X" is not its publisher."""
     mention, bare = _side_mention(kgqa, text)
     if mention is None:
         return None
@@ -100,9 +104,19 @@ def resolve(kgqa: Any, text: str) -> dict[str, Any] | None:
     reading = kgqa.read(text, mention)
     if reading.best is None:
         return None
-    ans = kgqa.answers(reading.best, mention.entities)[:1]
-    return {"entity": ans[0], "chains": kgqa.support(reading.best, ans, limit=10)[:1], "mention": mention,
-            "prob": reading.prob, "text": text, "path": kgqa.describe(reading)["relation_path"]}
+    path, prob = reading.best, reading.prob
+    typer = getattr(kgqa, "typer", None)
+    if noun is not None and typer is not None:
+        from graphhop.kgqa.cover import rivals
+        from graphhop.kgqa.end_type import retype
+
+        path = retype(typer, path, noun, kgqa.max_hops, extra=0, numeric=kgqa.is_numeric,
+                      rivals=rivals(kgqa, reading, loose=True)).path
+        prob = float(reading.probs[reading.paths.index(path)]) if path in reading.paths else prob
+    ans = kgqa.answers(path, mention.entities)[:1]
+    return {"entity": ans[0], "chains": kgqa.support(path, ans, limit=10)[:1], "mention": mention,
+            "prob": prob, "text": text, "path": kgqa.describe(reading, path)["relation_path"] if path in reading.paths
+            else kgqa.describe(reading)["relation_path"]}
 
 
 def _numeric(kgqa: Any, path: Any) -> list[tuple[float, int]]:

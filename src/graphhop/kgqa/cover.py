@@ -19,9 +19,8 @@ import numpy as np
 
 from graphhop.kgqa.end_type import type_phrase
 from graphhop.kgqa.paths import RelPath
-from graphhop.kgqa.scorer import FUNCTION_WORDS
 
-__all__ = ["named_relations", "covering", "general", "relation_pairs", "walk"]
+__all__ = ["named_relations", "rivals", "covering", "general", "relation_pairs", "walk"]
 
 
 def named_relations(words: Any, text: str) -> tuple[list[str], list[str]]:
@@ -30,17 +29,48 @@ def named_relations(words: Any, text: str) -> tuple[list[str], list[str]]:
     the phrase that names the asked type (:func:`~graphhop.kgqa.end_type.type_phrase`), each a stem of a
     question word that names some relation of the KB (:meth:`~graphhop.kgqa.scorer.RelationWords.asked`).
     In "name a **soccer club** in X" or "how many **publishers** are based in X" the type's words may name
-    a relation (``plays in club``, ``published by``) without asking for it."""
+    a relation (``plays in club``, ``published by``) without asking for it; a verb after the type's noun is
+    outside the phrase ("which **company** built the train ...": ``built`` is asked)."""
     got = type_phrase(text)
     if got is None:
         return words.asked(text), []
-    inside = []
-    for i in range(got.start, min(got.start + 2, len(got.tokens))):
-        if not (got.tokens[i].isalpha() and got.tokens[i] not in FUNCTION_WORDS):
-            break
-        inside.append(i)
+    inside = range(got.start, got.end)
     outside = " ".join(w for i, w in enumerate(got.tokens) if i not in inside)
-    return words.asked(outside), words.asked(" ".join(got.tokens[i] for i in sorted(inside)))
+    return words.asked(outside), words.asked(" ".join(got.words))
+
+
+#: Rivals of the best path for answer typing (:func:`rivals`): among the reading's first ``RIVALS`` paths,
+#: those with at least ``RIVAL_RATIO`` x the best path's probability. Chosen on the selection KBs.
+RIVALS, RIVAL_RATIO = 5, 1e-4
+
+
+def rivals(kgqa: Any, reading: Any, text: str | None = None, loose: bool = False) -> list[tuple[RelPath, int]]:
+    """Paths answer typing may take instead of the reading's best one (:func:`graphhop.kgqa.end_type.retype`),
+    each with the hops it counts as moved, among the reading's next paths (:data:`RIVALS`, :data:`RIVAL_RATIO`)
+    that name as many of the question's relations as the best path: those that arrive by the relation the
+    type's phrase names ("what **currency** ... where X was formed": ``formed in → located in → currency``,
+    not ``year formed``), and, when the best path only returns to the topic ("which doctors work at X":
+    ``director → works at``) or ``loose`` (a comparison's side, typed by the compared noun), those that take no
+    more unnamed relations. A rival counts as moved by the unnamed relations it takes beyond the fewest any
+    rival takes (``^works at → specialty`` is not a doctor's nearer reading than ``^works at``). Other
+    rivals (a shorter path, a sibling relation) moved right answers of the benchmarks' selection questions
+    away (``which person wrote the movies starred by X`` to the actors): not taken."""
+    best = reading.best
+    if best is None:
+        return []
+    words = kgqa.relation_words
+    asked, typed = named_relations(words, reading.text if text is None else text)
+    named = asked + [w for w in typed if w not in asked]
+    loose = loose or set(best.ends.tolist()) <= set(reading.mention.entities)
+    have, extra = words.covered(asked, best.steps), words.unnamed(named, best.steps)
+    out = []
+    for p, q in zip(reading.paths[1:RIVALS], reading.probs[1:RIVALS]):
+        arrives = p.steps[-1][1] and words.covered(typed, p.steps[-1:]) > 0  # by the relation the type names
+        if q >= RIVAL_RATIO * reading.prob and words.covered(asked, p.steps) >= have and (
+                arrives or (loose and words.unnamed(named, p.steps) <= extra)):
+            out.append(p)
+    fewest = min((words.unnamed(named, p.steps) for p in out), default=0)
+    return [(p, words.unnamed(named, p.steps) - fewest) for p in out]
 
 
 def covering(kgqa: Any, reading: Any, text: str | None = None, paths: Sequence[Any] | None = None) -> tuple[Any, dict[str, Any]]:

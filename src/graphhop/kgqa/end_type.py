@@ -141,6 +141,32 @@ class EndTyper:
         self._fit: dict[tuple[str, int], float] = {}
         self._desc: dict[int, np.ndarray] = {}
         self.schema = SchemaNouns(scorer, store)
+        self._named: dict[str, tuple[set[int], set[int]]] = {}
+
+    def noun_role(self, noun: str, ends: Sequence[int]) -> int | None:
+        """Whether the ends are of the noun's type by a relation the noun *names* (``publisher`` / ``published
+        by``, ``currency`` / ``currency``; :class:`~graphhop.kgqa.scorer.RelationWords`): +1 when some end is
+        the object of such a relation (a publisher is what something is published by), -1 when none is but
+        some is its subject (a book *has* a publisher; it is not one), else 0; None when the noun names no
+        relation of the KB."""
+        got = self._named.get(noun)
+        if got is None:
+            from graphhop.kgqa.scorer import RelationWords
+
+            words = RelationWords(self.store.relations)
+            stems = words.stems(noun.split()[-1])
+            rels = [r for r, names in enumerate(words.by_relation) if any(words.match(a, v) for a in stems for v in names)]
+            edges = np.nonzero(np.isin(self.store.rels, rels))[0]
+            got = self._named[noun] = (set(self.store.tails[edges].tolist()), set(self.store.heads[edges].tolist()))
+        tails, heads = got
+        ids = set(int(e) for e in ends)
+        if not tails:
+            return None
+        if not ids:
+            return 0
+        if ids & tails:
+            return 1
+        return -1 if ids & heads else 0
 
     def roles(self, entity: int) -> tuple[list[str], str]:
         """(role phrases, description) of an entity from its signed relations."""
@@ -217,24 +243,37 @@ SCHEMA_WEIGHT = 1.0
 
 def retype(typer: EndTyper, path: RelPath, noun: str | None, max_hops: int, extra: int | None = None,
            hop_penalty: float = 0.08, margin: float = 0.08,
-           numeric: Callable[[RelPath], bool] | None = None) -> Retyped:
-    """The continuation of ``path`` by up to ``extra`` hops (default :data:`WINDOW`; never a prefix: cutting
-    the scorer's path back lost MetaQA-2H questions) whose ends fit ``noun`` best, when it beats the
-    path's own ends by ``margin`` after ``hop_penalty`` per hop moved; else ``path`` itself. Paths
-    that end at literals (``numeric``: years, counts) are never moved to, nor away from: a type noun names
-    a thing, and a path the scorer chose to end at a value answers a question about that value."""
+           numeric: Callable[[RelPath], bool] | None = None, rivals: Sequence[tuple[RelPath, int]] = ()) -> Retyped:
+    """The continuation of ``path`` by up to ``extra`` hops (default :data:`WINDOW`), or one of ``rivals``
+    (other paths of the reading that ask as much of the question, with the hops each counts as moved:
+    :func:`graphhop.kgqa.cover.rivals`), whose ends fit ``noun`` best, when it beats the path's own ends by ``margin`` after
+    ``hop_penalty`` per hop moved; else ``path`` itself. Paths that end at literals (``numeric``: years,
+    counts) are never moved to, nor away from: a type noun names a thing, and a path the scorer chose to end
+    at a value answers a question about that value. A noun that names a relation of the KB decides by it
+    (:meth:`EndTyper.noun_role`): ends that are its objects stay; ends that are only its subjects are never
+    moved to (the books a publisher published are not publishers), and a value the noun does not name is left
+    for an end of that relation only ("what **currency** is used in the country where X was formed": not
+    ``year formed``)."""
     extra = WINDOW if extra is None else extra
     if noun is None:
         return Retyped(path, None)
-    if numeric is not None and numeric(path):
+    role = typer.noun_role(noun, path.ends.tolist())
+    value = numeric is not None and numeric(path)
+    if value and (role is None or role > 0):
         return Retyped(path, noun)  # the scorer's path reads a value (``jersey number``): no type noun to move for
     base = typer.fit(noun, path.ends.tolist())
+    if role is not None and role > 0:
+        return Retyped(path, noun, 0, base, base)
     room = max(0, min(extra, max_hops - len(path.steps)))
-    cands = [(p, len(p.steps) - len(path.steps)) for p in _continuations(typer.store, path, room)]
+    cands = list(rivals) + [(p, len(p.steps) - len(path.steps)) for p in _continuations(typer.store, path, room)]
+    cands.sort(key=lambda c: c[1])  # nearest first: a farther move must beat a nearer one by the margin
     best, best_adj, best_fit, moved = path, base, base, 0
     for cand, hops in cands:
-        if numeric is not None and numeric(cand):
+        cand_role = typer.noun_role(noun, cand.ends.tolist())
+        if (numeric is not None and numeric(cand)) or (cand_role is not None and cand_role < 0):
             continue
+        if value and cand_role != 1:
+            continue  # from a value only to the noun's own relation ("what currency ...": not ``year formed``)
         fit = typer.fit(noun, cand.ends.tolist())
         adj = fit - hop_penalty * hops
         # a longer move must beat the best shorter one by the margin too (the nearest end of the type)

@@ -40,7 +40,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from graphhop.kb.verbalize import clean_relation
-from graphhop.kgqa.cover import covering, general, named_relations, walk
+from graphhop.kgqa.cover import covering, general, named_relations, rivals, walk
 from graphhop.kgqa.compare import (compare_sides, names_entity, resolve, same_value, split_choice, split_comparative,
                                    split_same)
 from graphhop.kgqa.end_type import asked_noun, retype
@@ -137,11 +137,14 @@ def _typed(kgqa: Any, reading: Any, text: str) -> tuple[Any, dict[str, Any]]:
     noun = asked_noun(text, phrase=True) if typer is not None else None
     if noun is None:
         return reading, {}
-    got = retype(typer, reading.best, noun, kgqa.max_hops, numeric=kgqa.is_numeric)
+    got = retype(typer, reading.best, noun, kgqa.max_hops, numeric=kgqa.is_numeric, rivals=rivals(kgqa, reading))
     trace = {"answer_type": {"noun": noun, "moved_hops": got.moved, "fit": round(got.fit_after, 4)}}
     if got.path is reading.best:
         return reading, trace
+    if got.path.steps[: len(reading.best.steps)] != reading.best.steps:
+        trace["answer_type"]["rival"] = True  # another reading of the question, not a continuation
     trace["answer_type"]["scorer_path"] = kgqa.describe(reading)["relation_path"]
+    trace["answer_type"]["scorer_fit"] = round(got.fit_before, 4)
     rest = [(p, q) for p, q in zip(reading.paths, reading.probs.tolist()) if p.steps != got.path.steps]
     paths = [got.path] + [p for p, _ in rest]
     probs = np.asarray([reading.prob] + [q for _, q in rest])
@@ -262,7 +265,7 @@ def run_boolean(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict[s
 
 
 COMPARATIVES = frozenset("""earlier later before after older younger elder more less fewer bigger larger smaller higher
-lower greater longer shorter taller first last newer""".split())
+lower greater longer shorter taller first last newer faster slower heavier lighter wider narrower deeper shallower cheaper""".split())
 
 
 def detect_comparative(text: str) -> bool:
@@ -423,7 +426,8 @@ def _drop_shortcut_hits(kgqa: Any, options: list[dict[str, Any]]) -> None:
 def run_comparison(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict[str, Any]:
     """``..., A or B?``: the side whose value on the shared numeric path wins."""
     prefix, options = split_choice(question)
-    sides = [resolve(kgqa, o) for o in options]
+    noun = "person" if prefix.lower().startswith(("who ", "whom ")) else asked_noun(prefix)
+    sides = [resolve(kgqa, o, noun) for o in options]
     if len(options) != 2 or None in sides:
         return _none("fewer than two options name an entity of the KB", {"options": options})
     cmp = compare_sides(kgqa, question, sides, f"{prefix} X")

@@ -64,9 +64,11 @@ QTYPES = ("query", "count", "boolean", "comparison", "relation")
 
 _AUX = {"is", "was", "are", "were", "does", "do", "did", "has", "have", "had", "can", "could", "will", "would", "should"}
 _MIN = {"earlier", "earliest", "first", "before", "smaller", "smallest", "fewer", "fewest", "less", "least", "lower",
-        "lowest", "shorter", "shortest", "older", "oldest", "elder", "eldest"}
+        "lowest", "shorter", "shortest", "older", "oldest", "elder", "eldest", "slower", "slowest", "lighter", "lightest",
+        "narrower", "narrowest", "shallower", "shallowest", "cheaper", "cheapest"}
 _MAX = {"later", "latest", "last", "after", "bigger", "biggest", "larger", "largest", "greater", "greatest", "more",
-        "most", "higher", "highest", "longer", "longest", "taller", "tallest", "younger", "youngest"}
+        "most", "higher", "highest", "longer", "longest", "taller", "tallest", "younger", "youngest", "faster", "fastest",
+        "heavier", "heaviest", "wider", "widest", "deeper", "deepest"}
 _AGE = {"older", "oldest", "elder", "eldest", "younger", "youngest"}
 _DATE_REL = re.compile(r"year|date|born|birth|founded|established|inception|start|release", re.I)
 
