@@ -150,6 +150,10 @@ def train_kgqa(
     lr: float = typer.Option(2e-3, "--lr"),
     metaqa_limit: int = typer.Option(3000, "--metaqa-limit", help="Questions per MetaQA hop count, spread evenly over its fit half."),
     synthetic: int = typer.Option(600, "--synthetic", help="Synthetic compositional questions per training KB."),
+    schemas: int = typer.Option(800, "--schemas", help="Questions per hand-written schema (kgqa/schemas.py: paraphrased wordings)."),
+    train_limit: Optional[int] = typer.Option(None, "--train-limit", help="At most N questions of each PQ/PQL/WC train set, spread evenly."),
+    init: Optional[Path] = typer.Option(None, "--init", help="Fine-tune this scorer directory (e.g. the shipped weights) instead of a fresh head."),
+    hard: bool = typer.Option(True, "--hard/--no-hard", help="Hard negatives: one relation off the gold path, shortcuts, named relations."),
     seed: int = typer.Option(0, "--seed"),
     max_minutes: Optional[float] = typer.Option(None, "--max-minutes", help="Stop after this many minutes (best epoch kept)."),
     data: Optional[Path] = typer.Option(None, "--data", help="Data root (default: $GRAPHHOP_DATA)."),
@@ -161,8 +165,9 @@ def train_kgqa(
     from graphhop.models.encoder import set_threads
 
     set_threads(threads)
-    if epochs < 1 or synthetic < 0 or metaqa_limit < 1:
-        raise InputError("--epochs and --metaqa-limit must be at least 1, --synthetic at least 0")
+    if epochs < 1 or synthetic < 0 or metaqa_limit < 1 or schemas < 0 or (train_limit is not None and train_limit < 1):
+        raise InputError("--epochs and --metaqa-limit must be at least 1, --synthetic and --schemas at least 0")
     report = train_scorer(out, epochs=epochs, lr=lr, metaqa_limit=metaqa_limit, seed=seed, max_minutes=max_minutes,
-                          root=data, overwrite=overwrite, synthetic=synthetic)
+                          root=data, overwrite=overwrite, synthetic=synthetic, hard=hard, schemas=schemas,
+                          train_limit=train_limit, init=init)
     typer.echo(json.dumps({k: v for k, v in report.items() if k != "history"}, indent=2))

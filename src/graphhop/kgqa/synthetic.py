@@ -25,11 +25,11 @@ import numpy as np
 from graphhop.kb.store import KGStore
 from graphhop.kb.verbalize import clean_relation
 from graphhop.kgqa.answer_types import plural, set_nouns
-from graphhop.kgqa.link import tokens
-from graphhop.kgqa.scorer import MAX_HOPS, type_relations
-from graphhop.kgqa.train import PathExample, candidate_paths, is_selection
+from graphhop.kgqa.schemas import SCHEMAS, Schema, masked_text, schema_question, schema_store
+from graphhop.kgqa.scorer import MAX_HOPS, RelationWords, type_relations
+from graphhop.kgqa.train import PathExample, candidate_paths, is_selection, named_relations
 
-__all__ = ["random_path", "verbalize", "typed_question", "synthetic_examples"]
+__all__ = ["random_path", "verbalize", "typed_question", "synthetic_examples", "schema_examples"]
 
 _FORWARD = ("the {r} of {d}", "{d} 's {r}", "the {r} of {d}")
 _BACKWARD = ("what {r} {d}", "the one whose {r} is {d}", "whatever {r} {d}")
@@ -63,13 +63,9 @@ def _describe(store: KGStore, steps: Sequence[tuple[int, bool]], rng: random.Ran
     return d
 
 
-def _masked_text(text: str) -> str:
-    return " ".join("X" if w == "x" else w for w in tokens(text))
-
-
 def verbalize(store: KGStore, steps: Sequence[tuple[int, bool]], rng: random.Random) -> str:
     """A question naming every relation of ``steps`` from the masked topic ``X``, as masked text."""
-    return _masked_text(rng.choice(_ASK).format(d=_describe(store, steps, rng)))
+    return masked_text(rng.choice(_ASK).format(d=_describe(store, steps, rng)))
 
 
 def typed_question(store: KGStore, topic: int, steps: Sequence[tuple[int, bool]], rng: random.Random,
@@ -86,12 +82,15 @@ def typed_question(store: KGStore, topic: int, steps: Sequence[tuple[int, bool]]
         return None
     noun = rng.choice(nouns)
     d = _describe(store, steps[:-1], rng)
-    return _masked_text(rng.choice(_TYPED).format(noun=noun, nouns=plural(noun), d=d))
+    return masked_text(rng.choice(_TYPED).format(noun=noun, nouns=plural(noun), d=d))
 
 
-def synthetic_examples(store: KGStore, kb: str, n: int, rng: random.Random, typed: float = 0.0) -> list[PathExample]:
+def synthetic_examples(store: KGStore, kb: str, n: int, rng: random.Random, typed: float = 0.0,
+                       hard: bool = False) -> list[PathExample]:
     """``n`` synthetic training questions over ``store`` (hops 1-4, mostly 2-3); about ``typed``
-    of them name the answer by its type (:func:`typed_question`)."""
+    of them name the answer by its type (:func:`typed_question`); ``hard``: with hard negatives
+    (:func:`graphhop.kgqa.train.candidate_paths`)."""
+    words = RelationWords(store.relations) if hard else None
     out: list[PathExample] = []
     degree = np.diff(store.out_ptr) + np.diff(store.in_ptr)
     topics = np.flatnonzero(degree > 0)
@@ -106,10 +105,40 @@ def synthetic_examples(store: KGStore, kb: str, n: int, rng: random.Random, type
         text = typed_question(store, topic, steps, rng) if rng.random() < typed else verbalize(store, steps, rng)
         if text is None:
             continue
-        cands = candidate_paths(store, [topic], steps, rng, min(MAX_HOPS, hops + 1))
-        gold = [i for i, p in enumerate(cands) if p.steps == tuple(steps)]
-        if not gold:
-            continue
-        out.append(PathExample(text, text, kb, [p.steps for p in cands], [type_relations(store, p.ends) for p in cands],
-                               gold, hops, is_selection(text)))
+        example = _example(store, kb, topic, steps, text, rng, words)
+        if example is not None:
+            out.append(example)
     return out
+
+
+def _example(store: KGStore, kb: str, topic: int, steps: Sequence[tuple[int, bool]], text: str, rng: random.Random,
+             words: RelationWords | None) -> PathExample | None:
+    """One training example: ``text``'s candidates around the gold ``steps`` (None if gold is lost)."""
+    named = None if words is None else named_relations(words, text)
+    cands = candidate_paths(store, [topic], steps, rng, min(MAX_HOPS, len(steps) + 1), named=named)
+    gold = [i for i, p in enumerate(cands) if p.steps == tuple(steps)]
+    if not gold:
+        return None
+    return PathExample(text, text, kb, [p.steps for p in cands], [type_relations(store, p.ends) for p in cands],
+                       gold, len(steps), is_selection(text))
+
+
+def schema_examples(n: int, rng: random.Random, seed: int = 0, hard: bool = True,
+                    schemas: Sequence[Schema] = SCHEMAS) -> tuple[dict[str, KGStore], list[PathExample]]:
+    """The KBs of the hand-written :mod:`graphhop.kgqa.schemas` (keys ``schema:NAME``) and ``n``
+    questions over each (hops 1-4, mostly 2-3), worded as :func:`graphhop.kgqa.schemas.schema_question`."""
+    stores: dict[str, KGStore] = {}
+    out: list[PathExample] = []
+    for schema in schemas:
+        kb = f"schema:{schema.name}"
+        store = stores[kb] = schema_store(schema, seed)
+        words = RelationWords(store.relations) if hard else None
+        got = tries = 0
+        while got < n and tries < 20 * n:
+            tries += 1
+            made = schema_question(schema, store, rng, rng.choice((1, 2, 2, 3, 3, 4)))
+            example = None if made is None else _example(store, kb, made[0], made[1], made[2], rng, words)
+            if example is not None:
+                out.append(example)
+                got += 1
+    return stores, out

@@ -30,7 +30,7 @@ from graphhop.kgqa.paths import RelPath
 from graphhop.kgqa.scorer import MAX_HOPS, MAX_WORDS, PathBatch, content_words, type_relations
 
 __all__ = ["TRAIN_SETS", "metaqa_part", "is_selection", "gold_steps", "candidate_paths", "PathExample",
-           "examples_from_dataset", "Corpus", "build_corpus", "typed_examples", "extend_corpus"]
+           "examples_from_dataset", "hard_negatives", "named_relations", "Corpus", "build_corpus", "typed_examples", "extend_corpus"]
 
 #: (dataset, split) pairs the shipped scorer is trained on; ``metaqa-*`` uses the fit half of dev.
 TRAIN_SETS = (("pq-2h", "train"), ("pq-3h", "train"), ("pql-2h", "train"), ("pql-3h-more", "train"),
@@ -65,10 +65,52 @@ def gold_steps(store: KGStore, path: Sequence[Sequence[str]]) -> tuple[tuple[int
     return tuple(out)
 
 
+def _walk(store: KGStore, steps: Sequence[tuple[int, bool]], layers: list[np.ndarray], max_nodes: int) -> RelPath | None:
+    """``steps`` walked on from ``layers`` (one layer per step already taken); None if it dies out."""
+    layers = list(layers)
+    for rel, fwd in steps[len(layers) - 1 :]:
+        _, reached = store.step(layers[-1][:max_nodes], rel, fwd)
+        if len(reached) == 0:
+            return None
+        layers.append(np.unique(reached)[:max_nodes])
+    return RelPath(tuple(steps), layers)
+
+
+def hard_negatives(store: KGStore, topic: Sequence[int], gold: Sequence[tuple[int, bool]],
+                   max_nodes: int = 300) -> list[RelPath]:
+    """Paths one relation away from ``gold``: another relation at one hop with the rest of the gold
+    path walked on from there, and one relation in place of two gold hops where it reaches some of
+    the same entities (a shortcut: ``nationality`` for ``born in -> located in``)."""
+    gold = tuple(gold)
+    layers = [np.unique(np.asarray(topic, dtype=np.int64))]
+    for rel, fwd in gold:
+        _, reached = store.step(layers[-1][:max_nodes], rel, fwd)
+        layers.append(np.unique(reached)[:max_nodes])
+    out: list[RelPath] = []
+    for i in range(len(gold)):
+        for s in store.signed_relations(layers[i][:max_nodes]):
+            if s == gold[i]:
+                continue
+            _, reached = store.step(layers[i][:max_nodes], *s)
+            first = np.unique(reached)[:max_nodes]
+            if len(first) == 0:
+                continue
+            for skip in (1, 2):
+                if i + skip > len(gold) or (skip == 2 and not np.intersect1d(first, layers[i + 2]).size):
+                    continue
+                path = _walk(store, gold[:i] + (s,) + gold[i + skip :], layers[: i + 1] + [first], max_nodes)
+                if path is not None:
+                    out.append(path)
+    return out
+
+
 def candidate_paths(store: KGStore, topic: Sequence[int], gold: Sequence[tuple[int, bool]], rng: random.Random,
-                    max_hops: int, beam: int = 6, max_nodes: int = 300, cap: int = 96) -> list[RelPath]:
+                    max_hops: int, beam: int = 6, max_nodes: int = 300, cap: int = 96,
+                    named: frozenset[int] | None = None) -> list[RelPath]:
     """Training candidates: every 1-hop path, then the extensions of the gold prefix and of
-    ``beam - 1`` random other paths at each hop, up to ``max_hops``; at most ``cap`` (gold kept)."""
+    ``beam - 1`` random other paths at each hop, up to ``max_hops``; with ``named`` (relation ids the
+    question's words name, or an empty set) also the :func:`hard_negatives`. At most ``cap`` (gold
+    kept); up to half of them hard ones (:func:`hard_negatives`, paths using a ``named`` relation)."""
     frontier = [RelPath((), [np.unique(np.asarray(topic, dtype=np.int64))])]
     out: list[RelPath] = []
     gold = tuple(gold)
@@ -83,11 +125,29 @@ def candidate_paths(store: KGStore, topic: Sequence[int], gold: Sequence[tuple[i
         on_gold = [p for p in new if p.steps == gold[: hop + 1]]
         others = [p for p in new if p.steps != gold[: hop + 1]]
         frontier = on_gold + rng.sample(others, min(len(others), beam - len(on_gold)))
+    hard: set[tuple[tuple[int, bool], ...]] = set()
+    if named is not None:
+        seen = {p.steps for p in out}
+        for p in hard_negatives(store, topic, gold, max_nodes):
+            hard.add(p.steps)
+            if p.steps not in seen and len(p.steps) <= MAX_HOPS:
+                seen.add(p.steps)
+                out.append(p)
+        hard |= {p.steps for p in out if any(r in named for r, _ in p.steps)}
     if len(out) > cap:
         keep = [p for p in out if p.steps == gold]
-        rest = [p for p in out if p.steps != gold]
-        out = keep + rng.sample(rest, cap - len(keep))
+        tough = [p for p in out if p.steps != gold and p.steps in hard]
+        tough = rng.sample(tough, min(len(tough), cap // 2))
+        rest = [p for p in out if p.steps != gold and p.steps not in hard]
+        out = keep + tough + rng.sample(rest, min(len(rest), cap - len(keep) - len(tough)))
     return out
+
+
+def named_relations(words: Any, question: str) -> frozenset[int]:
+    """Relation ids whose names share a word stem with ``question`` (``words``: a
+    :class:`graphhop.kgqa.scorer.RelationWords` of the store), e.g. ``year formed`` for "... was formed"."""
+    asked = words.asked(question)
+    return frozenset(i for i, stems in enumerate(words.by_relation) if any(words.match(a, v) for a in asked for v in stems))
 
 
 @dataclass
@@ -120,9 +180,11 @@ def _gold_chains(ex: QAExample, store: KGStore, family: str) -> list[tuple[str, 
 
 
 def examples_from_dataset(name: str, split: str, store: KGStore, linker: EntityLinker, rng: random.Random,
-                          root: str | Path | None = None, limit: int | None = None) -> Iterator[PathExample]:
-    """Training examples of one dataset split (MetaQA: only its fit half), in file order."""
+                          root: str | Path | None = None, limit: int | None = None, hard: bool = True) -> Iterator[PathExample]:
+    """Training examples of one dataset split (MetaQA: only its fit half), in file order; ``hard``:
+    with the hard negatives of :func:`candidate_paths`."""
     from graphhop.datasets.kgqa import DATASETS, load_dataset
+    from graphhop.kgqa.scorer import RelationWords
 
     family = DATASETS[name].family
     data = load_dataset(name, split, root)
@@ -131,6 +193,7 @@ def examples_from_dataset(name: str, split: str, store: KGStore, linker: EntityL
     if limit is not None and len(data) > limit:
         stride = len(data) / limit
         data = [data[int(i * stride)] for i in range(limit)]
+    words = RelationWords(store.relations) if hard else None
     for ex in data:
         mentions = linker.link(ex.question)
         for topic, steps in _gold_chains(ex, store, family):
@@ -139,11 +202,13 @@ def examples_from_dataset(name: str, split: str, store: KGStore, linker: EntityL
             if tid is None or not mention or not steps or len(steps) > MAX_HOPS:
                 continue
             max_hops = min(MAX_HOPS, len(steps) + 1)
-            cands = candidate_paths(store, [tid], steps, rng, max_hops)
+            text = masked(ex.question, mention)
+            named = None if words is None else named_relations(words, text)
+            cands = candidate_paths(store, [tid], steps, rng, max_hops, named=named)
             gold = [i for i, p in enumerate(cands) if p.steps == steps]
             if not gold:
                 continue
-            yield PathExample(ex.question, masked(ex.question, mention), name, [p.steps for p in cands],
+            yield PathExample(ex.question, text, name, [p.steps for p in cands],
                               [type_relations(store, p.ends) for p in cands], gold, len(steps),
                               is_selection(ex.question))
 
@@ -191,12 +256,15 @@ class Corpus:
 
 def build_corpus(scorer: Any, sets: Sequence[tuple[str, str]] = TRAIN_SETS, root: str | Path | None = None,
                  seed: int = 0, metaqa_limit: int | None = 4000, progress: bool = True,
-                 synthetic: int = 600, typed: float = 0.5, typed_extra: int = 0) -> Corpus:
-    """Load the training sets, enumerate candidates, add ``synthetic`` generated questions per
-    training KB (:mod:`graphhop.kgqa.synthetic`; about ``typed`` of them name the answer by its
-    type) and ``typed_extra`` more per KB that all do (:func:`typed_examples`), encode the masked
-    questions and relation names."""
-    from graphhop.kgqa.synthetic import synthetic_examples
+                 synthetic: int = 600, typed: float = 0.5, typed_extra: int = 0, hard: bool = True,
+                 schemas: int = 0, train_limit: int | None = None) -> Corpus:
+    """Load the training sets, enumerate candidates (``hard``: with hard negatives, see
+    :func:`candidate_paths`), add ``synthetic`` generated questions per training KB
+    (:mod:`graphhop.kgqa.synthetic`; about ``typed`` of them name the answer by its type),
+    ``typed_extra`` more per KB that all do (:func:`typed_examples`) and ``schemas`` questions per
+    hand-written schema (:mod:`graphhop.kgqa.schemas`, paraphrased wordings), encode the masked
+    questions and relation names. ``train_limit`` bounds each non-MetaQA set (even stride)."""
+    from graphhop.kgqa.synthetic import schema_examples, synthetic_examples
 
     from tqdm.auto import tqdm
 
@@ -213,15 +281,19 @@ def build_corpus(scorer: Any, sets: Sequence[tuple[str, str]] = TRAIN_SETS, root
             stores[kb] = KGStore.from_facts(iter_triples(kb_path(name, root)))
         store = stores[kb]
         linker = EntityLinker(store.entities)
-        limit = metaqa_limit if DATASETS[name].family == "metaqa" else None
-        rows = list(tqdm(examples_from_dataset(name, split, store, linker, rng, root, limit), desc=f"{name} {split}",
+        limit = metaqa_limit if DATASETS[name].family == "metaqa" else train_limit
+        rows = list(tqdm(examples_from_dataset(name, split, store, linker, rng, root, limit, hard), desc=f"{name} {split}",
                          disable=not progress, unit="q"))
         for ex in rows:
             ex.kb = kb
         examples += rows
     for kb, store in stores.items():
-        examples += synthetic_examples(store, kb, synthetic, rng, typed)
+        examples += synthetic_examples(store, kb, synthetic, rng, typed, hard=hard)
     examples += typed_examples(stores, typed_extra, seed)
+    if schemas:
+        schema_stores, rows = schema_examples(schemas, random.Random(seed + 7), seed, hard=hard)
+        stores.update(schema_stores)
+        examples += rows
     offsets, tables, n = {}, [], 0
     for kb, store in stores.items():
         offsets[kb] = n
@@ -320,10 +392,12 @@ def choose_threshold(probs: np.ndarray, hits: np.ndarray) -> float:
 
 
 def fit(head: Any, corpus: Corpus, epochs: int = 8, lr: float = 2e-3, batch_questions: int = 64, seed: int = 0,
-        max_minutes: float | None = None, progress: bool = True, on_epoch: Any = None) -> dict[str, Any]:
+        max_minutes: float | None = None, progress: bool = True, on_epoch: Any = None,
+        keep_initial: bool = False) -> dict[str, Any]:
     """Listwise training (softmax over each question's candidates, gold paths the target); the
     epoch with the best selection accuracy is kept (``on_epoch(head, epoch)`` is called after
-    each). Returns the training report."""
+    each; with ``keep_initial`` the head as given, epoch 0, competes too: a warm start that
+    training does not improve on the selection split is kept). Returns the training report."""
     import torch
 
     torch.manual_seed(seed)
@@ -334,6 +408,12 @@ def fit(head: Any, corpus: Corpus, epochs: int = 8, lr: float = 2e-3, batch_ques
     best: tuple[float, dict[str, Any], int] = (-1.0, {}, -1)
     t0 = time.perf_counter()
     history = []
+    if keep_initial:
+        acc, _, _ = evaluate_selection(head, corpus, select)
+        history.append({"epoch": 0, "loss": None, "selection_acc": acc})
+        best = (acc, {k: v.detach().clone() for k, v in head.state_dict().items()}, 0)
+        if progress:
+            print(f"epoch 0 (initial head): selection top-1 path {acc:.4f}", flush=True)
     for epoch in range(epochs):
         head.train()
         rng.shuffle(train)
@@ -368,8 +448,11 @@ __all__ += ["evaluate_selection", "choose_threshold", "fit"]
 
 def train_scorer(out: str | Path, epochs: int = 4, lr: float = 2e-3, metaqa_limit: int | None = 3000, seed: int = 0,
                  max_minutes: float | None = None, root: str | Path | None = None, overwrite: bool = False,
-                 progress: bool = True, synthetic: int = 600, typed: float = 0.5, typed_extra: int = 0) -> dict[str, Any]:
-    """Build the corpus, train a fresh head, and write it (``head.npz`` + ``config.json``) atomically."""
+                 progress: bool = True, synthetic: int = 600, typed: float = 0.5, typed_extra: int = 0,
+                 hard: bool = True, schemas: int = 800, train_limit: int | None = None,
+                 init: str | Path | None = None) -> dict[str, Any]:
+    """Build the corpus, train a head (fresh, or fine-tuned from the head in ``init``, which keeps
+    its own architecture and competes as epoch 0), and write it (``head.npz`` + ``config.json``) atomically."""
     from graphhop.io import atomic_dir
     from graphhop.kgqa.scorer import PathScorer, make_head
 
@@ -380,12 +463,18 @@ def train_scorer(out: str | Path, epochs: int = 4, lr: float = 2e-3, metaqa_limi
         raise InputError(f"{out}: already exists (use --overwrite to replace it)")
     encoder_scorer = PathScorer(make_head(), {})
     corpus = build_corpus(encoder_scorer, root=root, seed=seed, metaqa_limit=metaqa_limit, progress=progress,
-                          synthetic=synthetic, typed=typed, typed_extra=typed_extra)
-    head = make_head()
-    report = fit(head, corpus, epochs=epochs, lr=lr, seed=seed, max_minutes=max_minutes, progress=progress)
-    config = {"dim": 384, "width": 128, "signed_types": True, "threshold": report["threshold"], "encoder": "sentence-transformers/all-MiniLM-L6-v2",
+                          synthetic=synthetic, typed=typed, typed_extra=typed_extra, hard=hard, schemas=schemas,
+                          train_limit=train_limit)
+    start = PathScorer.load(init) if init is not None else None
+    head = make_head() if start is None else start.head
+    signed = True if start is None else bool(start.config.get("signed_types", False))
+    report = fit(head, corpus, epochs=epochs, lr=lr, seed=seed, max_minutes=max_minutes, progress=progress,
+                 keep_initial=start is not None)
+    config = {"dim": 384, "width": 128, "signed_types": signed, "threshold": report["threshold"], "encoder": "sentence-transformers/all-MiniLM-L6-v2",
               "trained_on": [f"{n}:{s}" + (" (fit half)" if n.startswith("metaqa") else "") for n, s in TRAIN_SETS],
-              "metaqa_limit": metaqa_limit, "synthetic": synthetic, "typed": typed, "typed_extra": typed_extra, "seed": seed, "epochs": epochs, "lr": lr,
+              "metaqa_limit": metaqa_limit, "synthetic": synthetic, "typed": typed, "typed_extra": typed_extra,
+              "hard_negatives": hard, "schema_questions": schemas, "train_limit": train_limit,
+              "init": None if init is None else Path(init).name, "seed": seed, "epochs": epochs, "lr": lr,
               **{k: v for k, v in report.items() if k != "history"}}
     with atomic_dir(out, overwrite=overwrite, replace_if=("head.npz",)) as tmp:
         PathScorer(head, config).save(tmp)
