@@ -35,6 +35,7 @@ def main() -> None:
                     help="MetaQA sets only: the fit half's questions outside its selection part (a second, larger check)")
     ap.add_argument("--values", help=f"its values, comma-separated (default for {', '.join(OPTIONS)}: {'; '.join(OPTIONS.values())})")
     ap.add_argument("--json", help="also write the rows to this JSON file")
+    ap.add_argument("--weights", help="KGQA scorer directory (default: the shipped weights)")
     args = ap.parse_args()
     if args.values is None and args.option not in OPTIONS:
         ap.error(f"--values is needed for --option {args.option}")
@@ -52,7 +53,7 @@ def main() -> None:
         examples = stride_sample(examples, args.sample)
         cells = []
         for rule in rules:
-            ask, triples_of = _make_ask("kgqa", None, 3, extra={args.option: rule})(kb)  # the pipeline eval-qa runs
+            ask, triples_of = _make_ask("kgqa", args.weights, 3, extra={args.option: rule})(kb)  # the pipeline eval-qa runs
             s = summarize(evaluate_examples(ask, examples, triples_of))
             right[rule] += round(s["answer_hits1"] * s["n"])
             wrong[rule] += round((1 - s["answer_hits1"] - s["abstained"]) * s["n"])

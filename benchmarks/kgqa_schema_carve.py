@@ -1,0 +1,77 @@
+"""The selection carve of the scorer's hand-written schemas as ``eval-qa`` folders (never trained on).
+
+Each schema of :mod:`graphhop.kgqa.schemas` is written as ``OUT/schema_NAME/kb.tsv`` (its training KB,
+seed 0) with ``questions.jsonl``: questions generated as in training whose masked text falls in the
+*selection* split (:func:`graphhop.kgqa.train.is_selection`: the scorer never trains on them), the topic's
+name put back for ``X``, the gold chain's facts and end entities as answers. What these folders choose
+(e.g. the abstention threshold: ``graphhop eval-qa OUT/schema_kitchens --hops 4 -o threshold=T``) is chosen
+on the training carve, never on the selection KBs or dev.
+
+    python benchmarks/kgqa_schema_carve.py --out /tmp/schema-carve --n 40
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+from pathlib import Path
+
+import numpy as np
+
+from graphhop.kgqa.schemas import SCHEMAS, schema_question, schema_store
+from graphhop.kgqa.train import is_selection
+
+
+def gold_facts(store, topic: int, steps) -> tuple[list[list[str]], list[str]]:
+    """Facts of the chain ``steps`` from ``topic`` that lead to its end entities, and those ends."""
+    layers, edges = [np.asarray([topic])], []
+    for rel, fwd in steps:
+        e, reached = store.step(layers[-1], rel, fwd)
+        edges.append((e, fwd))
+        layers.append(np.unique(reached))
+    keep, facts = set(layers[-1].tolist()), []
+    for e, fwd in reversed(edges):
+        far, near = (store.tails[e], store.heads[e]) if fwd else (store.heads[e], store.tails[e])
+        on = [i for i in range(len(e)) if int(far[i]) in keep]
+        facts += [[store.entities[store.heads[e[i]]], store.relations[store.rels[e[i]]], store.entities[store.tails[e[i]]]]
+                  for i in on]
+        keep = {int(near[i]) for i in on}
+    return facts[::-1], [store.entities[i] for i in layers[-1]]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--n", type=int, default=40, help="selection questions per schema")
+    ap.add_argument("--seed", type=int, default=99)
+    args = ap.parse_args()
+    rng = random.Random(args.seed)
+    for schema in SCHEMAS:
+        store = schema_store(schema, 0)
+        folder = args.out / f"schema_{schema.name}"
+        folder.mkdir(parents=True, exist_ok=True)
+        facts = zip(store.heads.tolist(), store.rels.tolist(), store.tails.tolist())
+        (folder / "kb.tsv").write_text("".join(f"{store.entities[h]}\t{store.relations[r]}\t{store.entities[t]}\n"
+                                               for h, r, t in facts), encoding="utf-8")
+        rows, tries = [], 0
+        while len(rows) < args.n and tries < 200 * args.n:
+            tries += 1
+            made = schema_question(schema, store, rng, rng.choice((1, 2, 2, 3, 3, 4)))
+            if made is None or not is_selection(made[2]):
+                continue
+            topic, steps, text = made
+            chain, ends = gold_facts(store, topic, steps)
+            if not ends or len(ends) > 3:
+                continue
+            question = re.sub(r"\bX\b", store.entities[topic], text)
+            question = question[:1].upper() + question[1:] + "?"
+            rows.append({"id": f"{schema.name[:3]}{len(rows):02d}", "question": question, "answers": ends, "type": "plain",
+                         "hops": len(steps), "gold_facts": chain})
+        (folder / "questions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        print(f"{folder}: {len(rows)} questions, {len(store.heads)} facts")
+
+
+if __name__ == "__main__":
+    main()
