@@ -6,7 +6,8 @@ baselines' fixed k; the head's stop threshold and step cap, chosen when it was t
 selection carve of train (the last tenth of the angles task-1 train trees), never on the report split.
 ``--encoder fine-tuned`` (the default) uses the MiniLM fine-tuned on the train trees (`graphhop train
 leaf-encoder`, cached) and the head trained over its index; without that cache it warns and runs the frozen
-MiniLM with the session-3 head (``--encoder base``)::
+MiniLM with the session-3 head (``--encoder base``). The leaf reranker (`graphhop train leaf-reranker`, cached;
+skipped with a warning when not trained) reranks the dense top k with its rule chosen on the carve::
 
     GRAPHHOP_DATA=/work/shared/data python benchmarks/entailmentbank_leaves.py --split dev \\
         --index-dir .cache/golden --out runs/leaves/dev.json
@@ -26,7 +27,7 @@ from graphhop.eval.script import run_script
 def main() -> None:
     """Build (or open) the WorldTree index, choose the baselines' k on the carve, run the Experiment."""
     from graphhop.eval.golden import DEFAULT_INDEX_DIR
-    from graphhop.eval.leaves import choose_k, evaluate_leaves, leaf_systems
+    from graphhop.eval.leaves import choose_k, evaluate_leaves, leaf_reranker, leaf_systems
     from graphhop.models.encoder import set_threads
     from graphhop.retrieve.leaves import LeafRetriever
     from graphhop.train.leaf_encoder import open_leaf_index
@@ -39,6 +40,9 @@ def main() -> None:
     parser.add_argument("--encoder", choices=("fine-tuned", "base"), default="fine-tuned",
                         help="The fine-tuned MiniLM (`graphhop train leaf-encoder`; falls back to base with a warning "
                              "when not cached) or the frozen MiniLM.")
+    parser.add_argument("--reranker", default="auto",
+                        help="The leaf reranker dir (`graphhop train leaf-reranker`); auto: the cached one, skipped with a "
+                             "warning when not trained; none: skip it.")
     parser.add_argument("--sample", type=int, default=None, help="Questions taken evenly over the split (default all).")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--out", type=Path, default=None, help="Write the table as JSON here.")
@@ -49,10 +53,13 @@ def main() -> None:
     examples = stride_sample(dev_examples(root, args.split), args.sample)
     carve = selection_examples(index, root)
     fixed = {m: choose_k(index, m, carve) for m in ("bm25", "dense", "hybrid")}
-    systems = leaf_systems(index, examples, LeafRetriever(index, args.head), fixed)
+    reranker = leaf_reranker(index, root, args.reranker, carve)
+    systems = leaf_systems(index, examples, LeafRetriever(index, args.head), fixed, reranker=reranker)
     table = evaluate_leaves(index, examples, systems, args.split)
     table.meta["k_chosen_on_carve"] = fixed
     table.meta["encoder"] = index.model
+    if reranker is not None:
+        table.meta["reranker"] = {"model": str(reranker.model_dir), "rule": reranker.rule}
     print(table.markdown())
     print()
     print(table.markdown("leaves"))

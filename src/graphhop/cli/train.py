@@ -14,7 +14,7 @@ from graphhop.core import InputError
 from graphhop.eval.golden import DEFAULT_INDEX_DIR
 
 __all__ = ["train_retriever", "train_reranker", "train_query_generator", "train_bgr", "train_reader", "train_leaves", "train_leaf_encoder",
-           "register"]
+           "train_leaf_reranker",            "register"]
 
 
 def register(app: typer.Typer) -> None:
@@ -36,6 +36,7 @@ def register(app: typer.Typer) -> None:
     train.command("kgqa")(train_kgqa)
     train.command("leaves")(train_leaves)
     train.command("leaf-encoder")(train_leaf_encoder)
+    train.command("leaf-reranker")(train_leaf_reranker)
     app.add_typer(train, name="train")
 
 _DATASETS_HELP = (
@@ -427,3 +428,31 @@ def train_leaf_encoder(
     enc = leaf_encoder_dir(root)
     card = json.loads((enc / "graphhop_card.json").read_text(encoding="utf-8"))
     typer.echo(json.dumps({"encoder": str(enc), "index": str(index.path), **card}, indent=1))
+
+
+def train_leaf_reranker(
+    data: Optional[Path] = typer.Option(None, "--data", help="Benchmark data root (default: $GRAPHHOP_DATA)."),
+    index_dir: Path = typer.Option(DEFAULT_INDEX_DIR, "--index-dir", help="Where the WorldTree indexes are built or reused."),
+    encoder: bool = typer.Option(True, "--encoder/--base", help="Choose the leaf-set rule over the fine-tuned "
+                                 "encoder's index (`train leaf-encoder`; falls back to the frozen MiniLM with a warning "
+                                 "when not cached) or over the frozen MiniLM's."),
+    threads: Optional[int] = typer.Option(1, help="Torch CPU threads."),
+) -> None:
+    """Train the EntailmentBank leaf reranker (a MiniLM cross-encoder; ``train/leaf_reranker.py``) on the train
+    trees minus the selection carve and cache it under $GRAPHHOP_CACHE/encoders (about 90 MB, not shipped; reused
+    when the recipe and data are unchanged); then choose its leaf-set rule on the carve and store it beside it."""
+    from graphhop.datasets.kgqa import data_root
+    from graphhop.models.encoder import set_threads
+    from graphhop.retrieve.leaves_rerank import DEFAULT_RULE, LeafReranker
+    from graphhop.train.leaf_encoder import open_leaf_index
+    from graphhop.train.leaf_reranker import choose_rule, ensure_leaf_reranker
+    from graphhop.train.leaves import selection_examples
+
+    set_threads(threads)
+    root = data_root(data)
+    base = open_leaf_index(root, index_dir, fine_tuned=False, progress=True)
+    model_dir = ensure_leaf_reranker(base, root)
+    index = open_leaf_index(root, index_dir, fine_tuned=encoder, progress=True) if encoder else base
+    rule = choose_rule(LeafReranker(index, model_dir, **DEFAULT_RULE), selection_examples(index, root))
+    card = json.loads((model_dir / "graphhop_card.json").read_text(encoding="utf-8"))
+    typer.echo(json.dumps({"reranker": str(model_dir), "index": str(index.path), "rule": rule, **card}, indent=1))

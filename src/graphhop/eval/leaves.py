@@ -7,7 +7,9 @@ set), ``size`` and passage recall ``R@5`` / ``R@10`` of the ranking. Systems:
 - ``dense`` / ``bm25`` / ``hybrid`` top-``k``, with ``k`` = the gold size (labelled oracle: issue 5's
   open-setting baselines) or ``k`` chosen on the selection carve of train (no oracle);
 - ``leaves``: :class:`~graphhop.retrieve.leaves.LeafRetriever` (greedy, conditioned on the leaves found
-  so far, learned stop), and its greedy sequence cut at the gold size (labelled oracle).
+  so far, learned stop), and its greedy sequence cut at the gold size (labelled oracle);
+- ``leaf reranker``: :class:`~graphhop.retrieve.leaves_rerank.LeafReranker` (the dense top ``depth`` rescored
+  by the cross-encoder, a thresholded set), and its reranked top gold-size (labelled oracle).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from graphhop.eval.experiment import Experiment, System, Table
 from graphhop.eval.measures import Gold, Prediction
 from graphhop.train.leaves import LeafExample, gold_set, leaf_f1
 
-__all__ = ["LEAF_MEASURES", "leaf_golds", "choose_k", "leaf_systems", "evaluate_leaves"]
+__all__ = ["LEAF_MEASURES", "leaf_golds", "choose_k", "leaf_systems", "leaf_reranker", "evaluate_leaves"]
 
 LEAF_MEASURES = ("evidence P", "evidence R", "evidence F1", "size", "R@5", "R@10", "R@25", "R@50")
 
@@ -67,9 +69,26 @@ def choose_k(index: Any, method: str, examples: Sequence[LeafExample], ks: Seque
     return max(ks, key=lambda k: (score[k], -k))
 
 
+def _reranked(reranker: Any, examples: Sequence[LeafExample], gold_k: bool, memo: dict) -> System:
+    """The cross-encoder's leaf set (its rule) or its reranked top gold-size (labelled oracle); ``memo`` keeps
+    the scored queries, so both systems score them once."""
+
+    def predict(qs: list[str]) -> list[Prediction]:
+        key = tuple(qs)
+        if key not in memo:
+            memo.clear()
+            memo[key] = reranker.select(qs)
+        return [Prediction(ranking=ranking, graph=_star(q, [h.id for h in (ranking[: ex.n_gold] if gold_k else hits)]))
+                for q, (hits, ranking), ex in zip(qs, memo[key], examples)]
+
+    return System(predict, "k = the gold leaf count" if gold_k else "")
+
+
 def leaf_systems(index: Any, examples: Sequence[LeafExample], retriever: Any = None,
-                 fixed_k: dict[str, int] | None = None, oracle: Sequence[str] = ("bm25", "dense")) -> dict[str, System]:
-    """The systems of the module doc (``fixed_k``: method -> k chosen on the carve)."""
+                 fixed_k: dict[str, int] | None = None, oracle: Sequence[str] = ("bm25", "dense"),
+                 reranker: Any = None) -> dict[str, System]:
+    """The systems of the module doc (``fixed_k``: method -> k chosen on the carve; ``reranker``: a
+    :class:`~graphhop.retrieve.leaves_rerank.LeafReranker` with its rule chosen on the carve)."""
 
     def top_k(method: str, k: int | None) -> System:
         def predict(qs: list[str]) -> list[Prediction]:
@@ -102,7 +121,36 @@ def leaf_systems(index: Any, examples: Sequence[LeafExample], retriever: Any = N
     if retriever is not None:
         systems["leaves (greedy, conditioned; gold k)"] = leaves(True)
         systems["leaves (greedy, conditioned, learned stop)"] = leaves(False)
+    if reranker is not None:
+        rule = f"dense top-{reranker.depth}, mix {reranker.mix}, >= {reranker.threshold}, <= {reranker.max_leaves}"
+        memo: dict = {}
+        systems["leaf reranker (cross-encoder; gold k)"] = _reranked(reranker, examples, True, memo)
+        systems[f"leaf reranker (cross-encoder; {rule}, chosen on the carve)"] = _reranked(reranker, examples, False, memo)
     return systems
+
+
+def leaf_reranker(index: Any, data_root: Any, model_dir: str = "auto", carve: Sequence[LeafExample] = ()) -> Any:
+    """The :class:`~graphhop.retrieve.leaves_rerank.LeafReranker` over ``index`` (``auto``: the cached one of the
+    default recipe; ``none``: no reranker) with its rule for this index's encoder, chosen on ``carve`` when it was
+    never chosen; None (with a warning) when ``auto`` finds no trained reranker."""
+    import warnings
+    from pathlib import Path
+
+    from graphhop.retrieve.leaves_rerank import DEFAULT_RULE, LeafReranker, load_selection
+    from graphhop.train.leaf_reranker import choose_rule, leaf_reranker_dir
+
+    if model_dir == "none":
+        return None
+    path = leaf_reranker_dir(data_root) if model_dir == "auto" else Path(model_dir)
+    if model_dir == "auto" and not (path / "graphhop_card.json").exists():
+        warnings.warn(f"no leaf reranker at {path} (run `graphhop train leaf-reranker` or `make eb-reranker`): "
+                      "its rows are skipped", stacklevel=2)
+        return None
+    if load_selection(path, index) is not None:
+        return LeafReranker(index, path)
+    reranker = LeafReranker(index, path, **DEFAULT_RULE)
+    choose_rule(reranker, carve)
+    return reranker
 
 
 def evaluate_leaves(index: Any, examples: Sequence[LeafExample], systems: dict[str, System], split: str = "dev",

@@ -109,8 +109,12 @@ def _bgr(index: Any, **options: Any) -> AskPipeline:
 
 def _leaves(index: Any, **options: Any) -> AskPipeline:
     """EntailmentBank-style leaf sets over a sentence index (issue 13): greedy conditioned selection with the
-    shipped leaf head (``leaf_head=DIR`` another)."""
-    opts = _options("leaves", options, {"leaf_head": None})
+    shipped leaf head (``leaf_head=DIR`` another), or with ``leaf_reranker=DIR`` the cross-encoder's thresholded set."""
+    opts = _options("leaves", options, {"leaf_head": None, "leaf_reranker": None})
+    if opts["leaf_reranker"] is not None:
+        from graphhop.retrieve.leaves_rerank import LeafReranker
+
+        return AskPipeline("leaves", LeafReranker(index, opts["leaf_reranker"]), _reader(opts))
     from graphhop.retrieve.leaves import LeafRetriever
 
     return AskPipeline("leaves", LeafRetriever(index, opts["leaf_head"]), _reader(opts))
@@ -127,4 +131,5 @@ register("milvus-dense", _first_stage("milvus-dense"), help="Dense retrieval ser
 register("milvus-bm25", _first_stage("milvus-bm25"), help="Milvus full-text BM25 over the collection of an index built with --milvus-uri.")
 register("two-tier", _first_stage("two-tier"), help="Static-vector first stage (--backend static index), MiniLM over its top 100.")
 register("leaves", _leaves, kinds=("passages",),
-         help="Leaf sets from a sentence index (EntailmentBank task 3): the greedy leaf head, then the reader.")
+         help="Leaf sets from a sentence index (EntailmentBank task 3): the greedy leaf head, or leaf_reranker=DIR "
+              "(`graphhop train leaf-reranker`), then the reader.")

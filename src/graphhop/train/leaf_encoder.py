@@ -32,7 +32,7 @@ import numpy as np
 
 from graphhop.core import InputError
 
-__all__ = ["EncoderRecipe", "fine_tune_leaf_encoder", "leaf_encoder_dir", "ensure_leaf_encoder", "batch_documents"]
+__all__ = ["EncoderRecipe", "fine_tune_leaf_encoder", "leaf_encoder_dir", "ensure_leaf_encoder", "batch_documents", "recipe_cache_dir"]
 
 
 @dataclass(frozen=True)
@@ -135,8 +135,9 @@ def _freeze_below(model: Any, train_layers: int) -> None:
             p.requires_grad = True
 
 
-def leaf_encoder_dir(data_root: str | Path, recipe: EncoderRecipe = EncoderRecipe()) -> Path:
-    """The cache directory of the encoder this ``recipe`` trains on ``data_root``'s train trees."""
+def recipe_cache_dir(data_root: str | Path, recipe: Any, prefix: str) -> Path:
+    """``$GRAPHHOP_CACHE/encoders/<prefix>-<key>``: the key hashes the ``recipe`` (a dataclass) and the size of
+    ``data_root``'s EntailmentBank train trees, so a changed recipe or file never reuses a stale model."""
     from graphhop.models.backends import cache_root
 
     train = Path(data_root) / "entailmentbank" / "angles" / "task_1" / "train.jsonl"
@@ -144,7 +145,12 @@ def leaf_encoder_dir(data_root: str | Path, recipe: EncoderRecipe = EncoderRecip
         raise InputError(f"{train}: no such file (EntailmentBank train trees)")
     digest = hashlib.sha1(json.dumps(asdict(recipe), sort_keys=True).encode())
     digest.update(str(train.stat().st_size).encode())
-    return cache_root() / f"eb-leaves-{digest.hexdigest()[:10]}"
+    return cache_root() / f"{prefix}-{digest.hexdigest()[:10]}"
+
+
+def leaf_encoder_dir(data_root: str | Path, recipe: EncoderRecipe = EncoderRecipe()) -> Path:
+    """The cache directory of the encoder this ``recipe`` trains on ``data_root``'s train trees."""
+    return recipe_cache_dir(data_root, recipe, "eb-leaves")
 
 
 def ensure_leaf_encoder(index: Any, data_root: str | Path, recipe: EncoderRecipe = EncoderRecipe(),

@@ -1,0 +1,127 @@
+"""The EntailmentBank leaf reranker: training items, the leaf-set rule and its choice on a carve, the cache
+key, a tiny training run and the reranked leaf set over a tiny index (also as the `leaves` pipeline)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+CORPUS = {
+    "s1": "leo is a kind of constellation",
+    "s2": "a constellation contains stars",
+    "s3": "a bird has feathers",
+    "s4": "water boils at 100 degrees celsius",
+    "s5": "a fish lives in water",
+    "s6": "a robin is a kind of bird",
+}
+
+
+def test_items_take_capped_positives_and_non_gold_negatives_seeded():
+    from graphhop.train.leaf_reranker import RerankerRecipe, reranker_items
+
+    recipe = RerankerRecipe(positives=2, negatives=2)
+    golds = [["a", "b", "c"], [], ["d"]]
+    cands = [["a", "x", "y", "z", "x"], ["q"], ["d", "d"]]
+    items = reranker_items(golds, cands, recipe, np.random.default_rng(0))
+    first = [it for it in items if it[0] == 0]
+    assert sum(y for _, _, y in first) == 2 and {d for _, d, y in first if y} <= {"a", "b", "c"}
+    assert {d for _, d, y in first if not y} <= {"x", "y", "z"} and len(first) == 4
+    assert not [it for it in items if it[0] == 1]                         # no mapped leaf: skipped
+    assert [it for it in items if it[0] == 2] == [(2, "d", 1.0)]        # no negative left to draw
+    assert reranker_items(golds, cands, recipe, np.random.default_rng(0)) == items
+
+
+def test_cut_set_keeps_the_best_then_those_above_the_threshold_within_depth_and_cap():
+    from graphhop.train.leaf_reranker import cut_set
+
+    scored = [("a", 0.3, 0, 0.9), ("b", 0.9, 1, 0.5), ("c", 0.7, 2, 0.5), ("d", 0.95, 5, 0.5), ("e", 0.6, 3, 0.1)]
+    assert cut_set(scored, 5, 0.5, 8) == ["b", "c", "e"]                  # "d" is below the depth
+    assert cut_set(scored, 10, 0.5, 2) == ["d", "b"]
+    assert cut_set(scored, 3, 0.99, 4) == ["b"]                           # the best one is always kept
+    assert cut_set(scored, 5, 0.55, 8, mix=0.5) == ["b", "a", "c"]        # fused: a .6, b .7, c .6, e .35
+    assert cut_set([], 3, 0.5, 4) == []
+
+
+def test_choose_set_picks_the_rule_with_the_best_carve_f1():
+    from graphhop.train.leaf_reranker import CAPS, DEPTHS, MIXES, THRESHOLDS, choose_set
+    from graphhop.train.leaves import LeafExample
+
+    scored = [[("a", 0.9, 0, 0.5), ("b", 0.55, 1, 0.5), ("x", 0.45, 2, 0.5), ("y", 0.2, 3, 0.5)]]
+    best, grid = choose_set(scored, [LeafExample("q", "q", ["a", "b"], 2)])
+    assert best["f1"] == pytest.approx(1.0) and best["depth"] == 10 and best["mix"] == 1.0
+    assert 0.45 < best["threshold"] <= 0.55
+    assert len(grid) == len(DEPTHS) * len(MIXES) * len(THRESHOLDS) * len(CAPS)
+
+
+def test_cache_key_follows_the_recipe(tmp_path, monkeypatch):
+    from graphhop.core import InputError
+    from graphhop.train.leaf_reranker import RerankerRecipe, leaf_reranker_dir
+
+    monkeypatch.setenv("GRAPHHOP_CACHE", str(tmp_path / "cache"))
+    with pytest.raises(InputError, match="no such file"):
+        leaf_reranker_dir(tmp_path / "data")
+    train = tmp_path / "data" / "entailmentbank" / "angles" / "task_1" / "train.jsonl"
+    train.parent.mkdir(parents=True)
+    train.write_text("{}\n", encoding="utf-8")
+    a = leaf_reranker_dir(tmp_path / "data")
+    assert a != leaf_reranker_dir(tmp_path / "data", RerankerRecipe(lr=1e-4)) and a.name.startswith("eb-rerank-")
+
+
+@pytest.fixture(scope="module")
+def tiny_index(tmp_path_factory):
+    from graphhop.core import Passage
+    from graphhop.index.dense import DenseOptions
+    from graphhop.index.directory import build_index, documents_from_passages
+
+    docs = documents_from_passages(Passage(k, v, None) for k, v in CORPUS.items())
+    return build_index(docs, tmp_path_factory.mktemp("wt") / "idx", dense=DenseOptions("flat"), progress=False)
+
+
+@pytest.mark.slow
+def test_a_tiny_reranker_trains_saves_and_sets_leaves(tiny_index, tmp_path):
+    from graphhop.pipeline.registry import build_pipeline
+    from graphhop.retrieve.leaves_rerank import LeafReranker, load_selection
+    from graphhop.train.leaf_reranker import RerankerRecipe, choose_rule, train_leaf_reranker
+    from graphhop.train.leaves import LeafExample
+
+    queries = ["leo is a constellation of stars", "a robin has feathers"]
+    items = [(0, "s1", 1.0), (0, "s2", 1.0), (0, "s4", 0.0), (0, "s5", 0.0), (1, "s3", 1.0), (1, "s6", 1.0),
+             (1, "s4", 0.0), (1, "s2", 0.0)] * 3
+    recipe = RerankerRecipe(batch=8, lr=1e-4)
+    card = train_leaf_reranker(queries, items, CORPUS.__getitem__, tmp_path / "rr", recipe, progress=False)
+    assert card["steps"] == 3 and card["positives"] == 12
+    assert json.loads((tmp_path / "rr" / "graphhop_card.json").read_text())["recipe"]["batch"] == 8
+    with pytest.warns(UserWarning, match="no leaf-set rule"):
+        LeafReranker(tiny_index, tmp_path / "rr")
+    reranker = LeafReranker(tiny_index, tmp_path / "rr", depth=6, threshold=0.5, max_leaves=3, tail=6)
+    scored = reranker.score(queries)
+    assert all(sorted(k for _, _, k, _ in s) == list(range(6)) and all(0 < p < 1 for _, p, _, _ in s) for s in scored)
+    rule = choose_rule(reranker, [LeafExample("a", queries[0], ["s1", "s2"], 2)])
+    assert load_selection(tmp_path / "rr", tiny_index)["threshold"] == rule["threshold"] == reranker.threshold
+    hits, ranking = reranker.select(queries[:1])[0]
+    assert 1 <= len(hits) <= rule["max_leaves"] and [h.id for h in ranking[: len(hits)]] == [h.id for h in hits]
+    pipe = build_pipeline("leaves", tiny_index, leaf_reranker=str(tmp_path / "rr"))
+    graph = pipe.retrieve_graph(queries[:1])[0]
+    assert set(graph.evidence_ids) == {h.id for h in hits} and graph.is_valid()
+
+
+@pytest.mark.data
+def test_a_test_split_beside_dev_is_read_like_dev(tmp_path):
+    import os
+    from pathlib import Path
+
+    from graphhop.train.leaves import dev_examples
+
+    real = Path(os.environ["GRAPHHOP_DATA"]) / "entailmentbank"
+    eb = tmp_path / "entailmentbank"
+    (eb / "task_3").mkdir(parents=True)
+    (eb / "task_1").mkdir()
+    (eb / "worldtree_corpus_sentences_extended.json").symlink_to(real / "worldtree_corpus_sentences_extended.json")
+    for task in ("task_1", "task_3"):
+        rows = (real / task / "dev.jsonl").read_text(encoding="utf-8").splitlines()[::60]      # strided, 4 rows
+        (eb / task / "test.jsonl").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    test = dev_examples(tmp_path, "test")
+    dev = {ex.id: ex for ex in dev_examples(real.parent)}
+    assert len(test) == 4 and all(ex.gold == dev[ex.id].gold and ex.n_gold == dev[ex.id].n_gold for ex in test)
