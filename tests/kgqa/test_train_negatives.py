@@ -11,7 +11,7 @@ from graphhop.kb.store import KGStore
 from graphhop.kgqa.schemas import SCHEMAS, schema_question, schema_store
 from graphhop.kgqa.scorer import RelationWords
 from graphhop.kgqa.synthetic import schema_examples
-from graphhop.kgqa.train import candidate_paths, hard_negatives, named_relations
+from graphhop.kgqa.train import candidate_paths, hard_negatives, named_relation_ids
 
 FACTS = [("Static Orchard", "formed in", "Fallow Bay"), ("Fallow Bay", "located in", "Quenmark"),
          ("Quenmark", "currency", "quen"), ("Static Orchard", "year formed", "1990"),
@@ -38,9 +38,9 @@ def test_hard_negatives_are_one_relation_off_gold_and_shortcuts() -> None:
     assert all(len(s) in (2, 3) for s in got) and ("formed in", "located in", "currency") not in got
 
 
-def test_named_relations_share_a_stem_with_the_question() -> None:
+def test_named_relation_ids_share_a_stem_with_the_question() -> None:
     store = _store()
-    named = named_relations(RelationWords(store.relations), "what currency is used in the country where X was formed")
+    named = named_relation_ids(RelationWords(store.relations), "what currency is used in the country where X was formed")
     assert {store.relations[i] for i in named} == {"formed in", "year formed", "currency", "country of origin"}
 
 
@@ -48,7 +48,7 @@ def test_the_cap_keeps_gold_and_prefers_hard_negatives() -> None:
     store = _store()
     rid = store.relation_id
     gold = ((rid["formed in"], True), (rid["located in"], True), (rid["currency"], True))
-    named = named_relations(RelationWords(store.relations), "what currency is used in the country where X was formed")
+    named = named_relation_ids(RelationWords(store.relations), "what currency is used in the country where X was formed")
     cands = candidate_paths(store, [store.entity_id["Static Orchard"]], gold, random.Random(0), 4, cap=6, named=named)
     names = [_names(store, p.steps) for p in cands]
     assert len(cands) == 6 and names[0] == ("formed in", "located in", "currency")

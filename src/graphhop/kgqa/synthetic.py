@@ -27,7 +27,7 @@ from graphhop.kb.verbalize import clean_relation
 from graphhop.kgqa.answer_types import plural, set_nouns
 from graphhop.kgqa.schemas import SCHEMAS, Schema, masked_text, schema_question, schema_store
 from graphhop.kgqa.scorer import MAX_HOPS, RelationWords, type_relations
-from graphhop.kgqa.train import PathExample, candidate_paths, is_selection, named_relations
+from graphhop.kgqa.train import PathExample, candidate_paths, is_selection, named_relation_ids
 
 __all__ = ["random_path", "verbalize", "typed_question", "synthetic_examples", "schema_examples"]
 
@@ -114,7 +114,7 @@ def synthetic_examples(store: KGStore, kb: str, n: int, rng: random.Random, type
 def _example(store: KGStore, kb: str, topic: int, steps: Sequence[tuple[int, bool]], text: str, rng: random.Random,
              words: RelationWords | None) -> PathExample | None:
     """One training example: ``text``'s candidates around the gold ``steps`` (None if gold is lost)."""
-    named = None if words is None else named_relations(words, text)
+    named = None if words is None else named_relation_ids(words, text)
     cands = candidate_paths(store, [topic], steps, rng, min(MAX_HOPS, len(steps) + 1), named=named)
     gold = [i for i, p in enumerate(cands) if p.steps == tuple(steps)]
     if not gold:

@@ -30,7 +30,7 @@ from graphhop.kgqa.paths import RelPath
 from graphhop.kgqa.scorer import MAX_HOPS, MAX_WORDS, PathBatch, content_words, type_relations
 
 __all__ = ["TRAIN_SETS", "metaqa_part", "is_selection", "gold_steps", "candidate_paths", "PathExample",
-           "examples_from_dataset", "hard_negatives", "named_relations", "Corpus", "build_corpus", "typed_examples", "extend_corpus"]
+           "examples_from_dataset", "hard_negatives", "named_relation_ids", "Corpus", "build_corpus", "typed_examples", "extend_corpus"]
 
 #: (dataset, split) pairs the shipped scorer is trained on; ``metaqa-*`` uses the fit half of dev.
 TRAIN_SETS = (("pq-2h", "train"), ("pq-3h", "train"), ("pql-2h", "train"), ("pql-3h-more", "train"),
@@ -143,10 +143,15 @@ def candidate_paths(store: KGStore, topic: Sequence[int], gold: Sequence[tuple[i
     return out
 
 
-def named_relations(words: Any, question: str) -> frozenset[int]:
-    """Relation ids whose names share a word stem with ``question`` (``words``: a
-    :class:`graphhop.kgqa.scorer.RelationWords` of the store), e.g. ``year formed`` for "... was formed"."""
-    asked = words.asked(question)
+def named_relation_ids(words: Any, question: str) -> frozenset[int]:
+    """Ids of the relations whose names share a word stem with ``question`` (``words``: a
+    :class:`graphhop.kgqa.scorer.RelationWords` of the store), inside or outside the asked type's phrase
+    (:func:`graphhop.kgqa.cover.named_relations`, the pipeline's one definition): ``year formed`` for "...
+    was formed", ``country of origin`` for "which country ...": the relations a hard negative may use."""
+    from graphhop.kgqa.cover import named_relations
+
+    outside, inside = named_relations(words, question)
+    asked = set(outside) | set(inside)
     return frozenset(i for i, stems in enumerate(words.by_relation) if any(words.match(a, v) for a in asked for v in stems))
 
 
@@ -203,7 +208,7 @@ def examples_from_dataset(name: str, split: str, store: KGStore, linker: EntityL
                 continue
             max_hops = min(MAX_HOPS, len(steps) + 1)
             text = masked(ex.question, mention)
-            named = None if words is None else named_relations(words, text)
+            named = None if words is None else named_relation_ids(words, text)
             cands = candidate_paths(store, [tid], steps, rng, max_hops, named=named)
             gold = [i for i, p in enumerate(cands) if p.steps == steps]
             if not gold:
