@@ -12,7 +12,9 @@ over the file, stride) two Experiments score, against the gold graph (the open o
 * ``open-top25``: BGR over the DB's dense top 25 for the question (issue 5's open setting);
 * ``open-hops``: BGR hop by hop over the whole DB (`graphhop.retrieve.bgr_open.OpenBGR`: each step's
   candidates = dense + BM25 with question + path as the query, plus entity links, top --k), with the
-  settings the card chose in the open setting (`graphhop train bgr --open-k`; else its closed ones);
+  settings the card chose in the open setting (`graphhop train bgr --open-k`; else its closed ones), or
+  chosen here (``--select-open N``, on dev or ``--select-on carve``: the model's train carve); with
+  ``--relation`` the matcher's score is relation-aware (`graphhop.retrieve.bgr_relation`);
 
 for forward, backward and bidirectional. Prints EM / P / R / F1 / GM / GS / GED overall and by depth,
 the gold share the open candidates ever reached, and latency (p50 / p95, warm). A model whose card
@@ -33,8 +35,10 @@ MODES = ("forward", "backward", "bidirectional")
 
 
 def open_systems(model: Any, examples: list, search: Any, golds: list, k: int, stats: dict[str, list], encode: Any,
-                 settings: Any, with_top25: bool = True) -> dict[str, Any]:
-    """``open-top25 <mode>`` (BGR over the DB's dense top 25) and ``open-hops <mode>`` (OpenBGR hop by hop)."""
+                 settings: Any, with_top25: bool = True, relation: Any = None, label: str = "open-hops",
+                 modes: tuple[str, ...] = MODES) -> dict[str, Any]:
+    """``open-top25 <mode>`` (BGR over the DB's dense top 25) and ``open-hops <mode>`` (OpenBGR hop by hop;
+    ``relation``: with the relation-aware matcher score)."""
     from graphhop.eval.experiment import System
     from graphhop.eval.measures import Prediction
     from graphhop.retrieve.bgr_open import CandidateCache, OpenBGR
@@ -63,40 +67,75 @@ def open_systems(model: Any, examples: list, search: Any, golds: list, k: int, s
             for ex, gold in zip(examples, golds):
                 t0 = time.perf_counter()
                 opener = OpenBGR(model, search, k=k, mode=mode, settings=settings,
-                                 cache=CandidateCache(search, k) if mode == "bidirectional" else shared)
+                                 cache=CandidateCache(search, k) if mode == "bidirectional" else shared, relation=relation)
                 out.append(Prediction(graph=opener.retrieve_graph(ex.query)))
                 if mode == "bidirectional":
-                    stats["open-hops"].append(1000 * (time.perf_counter() - t0))
-                    stats["reached"].append(len(gold.evidence & set(opener.last_candidates)) / max(1, len(gold.evidence)))
+                    stats.setdefault(label, []).append(1000 * (time.perf_counter() - t0))
+                    stats.setdefault(f"reached {label}", []).append(len(gold.evidence & set(opener.last_candidates)) / max(1, len(gold.evidence)))
             return out
         return predict
 
     first = {f"open-top25 {m}": System(top25(m)) for m in MODES} if with_top25 else {}
-    return {**first, **{f"open-hops {m}": System(hops(m)) for m in reversed(MODES)}}
+    return {**first, **{f"{label} {m}": System(hops(m)) for m in reversed(modes)}}
 
 
-def select_on_dev(model: Any, args: argparse.Namespace, search: Any, by_text: dict[str, str], cache: Any) -> Any:
-    """Open settings chosen on ``--select-open`` dev questions (stride) by the open retriever itself."""
+def selection_questions(model_card: dict, args: argparse.Namespace, cache: Any, n: int) -> list:
+    """``n`` questions to choose on: dev (stride; refused when reporting dev) or the model's train carve."""
     from graphhop.core import InputError
     from graphhop.datasets.builder import read_records
     from graphhop.eval.experiment import stride_sample
-    from graphhop.retrieve.bgr_open import CandidateCache
     from graphhop.train.bgr_data import load_examples
+    from graphhop.train.bgr_open import carve_examples
+
+    if args.select_on == "carve":
+        return carve_examples(args.data_dir, model_card, n, cache)
+    if args.split == "dev":
+        raise InputError("choosing on dev: report on test (or --select-on carve)")
+    return load_examples(stride_sample(list(read_records(args.data_dir / "dev.jsonl")), n), cache)
+
+
+def select_here(model: Any, card: dict, args: argparse.Namespace, cands: Any, by_text: dict[str, str], cache: Any,
+                relation: Any = None) -> Any:
+    """Open settings chosen on ``--select-open`` questions (:func:`selection_questions`) by the open retriever
+    itself (``cands``: a shared CandidateCache at the largest of ``--select-ks``)."""
     from graphhop.train.bgr_open import select_open
 
-    if args.split == "dev":
-        raise InputError("--select-open chooses on dev: report on test")
-    dev = load_examples(stride_sample(list(read_records(args.data_dir / "dev.jsonl")), args.select_open), cache)
-    ks = tuple(args.select_ks)
-    settings, table = select_open(model, dev, CandidateCache(search, max(ks)), by_text, ks=ks)
+    dev = selection_questions(card, args, cache, args.select_open)
+    settings, table = select_open(model, dev, cands, by_text, ks=tuple(args.select_ks), relation=relation)
     best = {d: max(v for key, v in table.items() if f":{d}@" in key) for d in ("forward", "backward")}
     best["merged"] = max(v["f1"] for key, v in table.items() if key.startswith("merge:"))
-    print(f"# open selection on {len(dev)} dev questions: best F1 {json.dumps(best)}", flush=True)
-    args.dev_f1 = best
-    return settings
+    print(f"# open selection on {len(dev)} {args.select_on} questions ({'relation' if relation else 'matcher'}): "
+          f"best F1 {json.dumps(best)}", flush=True)
+    return settings, best
 
 
-def main() -> None:
+def fit_relation(model: Any, card: dict, args: argparse.Namespace, cands: Any, by_text: dict[str, str], cache: Any) -> Any:
+    """``(RelationWords, RelationHead)``: loaded from ``--relation PATH``, or fitted (``--relation fit``) on
+    ``--relation-n`` carve questions' teacher-forced open prefixes (k = the largest of ``--select-ks``)."""
+    from graphhop.eval.bgr_bench import relabel_gold
+    from graphhop.retrieve.bgr_relation import RelationHead, RelationWords
+    from graphhop.train.bgr_open import carve_examples
+    from graphhop.train.bgr_relation import fit_relation_head, prefix_steps, training_table
+
+    words = RelationWords(cands.search.mentions, cands.search.encoder)
+    if args.relation != "fit":
+        head = RelationHead.load(Path(args.relation))
+        words.table = head.table
+        return words, head
+    words.table = training_table(args.data_dir, card, words)
+    k = cands.k
+    carve = carve_examples(args.data_dir, card, args.relation_n, cache)
+    steps = [s for ex in carve for s in prefix_steps(model, ex, relabel_gold(ex, by_text)[0], cands, words, k)]
+    head = fit_relation_head(steps, fitted_on=f"{args.data_dir.name} train carve, {len(carve)} q, k {k}")
+    head.table = words.table
+    head.save(args.out / "relation.json")
+    print(f"# relation head fitted on {len(carve)} carve questions: forward {[round(w, 3) for w in head.forward]} "
+          f"backward {[round(w, 3) for w in head.backward]}", flush=True)
+    return words, head
+
+
+def parse_args() -> argparse.Namespace:
+    """The command line (module docstring)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data-dir", type=Path, required=True)
     ap.add_argument("--model", type=Path, required=True)
@@ -110,12 +149,26 @@ def main() -> None:
                     help="choose the open settings (k, thresholds, branching, merge) on N dev questions first "
                          "(for a model trained on pools, which has no open selection; refused with --split dev)")
     ap.add_argument("--select-ks", type=int, nargs="+", default=[10, 20], help="--select-open: the k grid")
+    ap.add_argument("--select-on", default="dev", choices=["dev", "carve"],
+                    help="--select-open / --relation fit choose on dev questions or on the model's train carve "
+                         "(the questions `train bgr` chose on and never trained on; then dev may be reported)")
+    ap.add_argument("--relation", default=None, metavar="fit|PATH",
+                    help="open-hops with the relation-aware matcher score (retrieve/bgr_relation.py): fit it on "
+                         "--relation-n carve questions (written to OUT/relation.json), or load a fitted one")
+    ap.add_argument("--relation-n", type=int, default=60, help="--relation fit: carve questions to fit on")
+    ap.add_argument("--matcher-too", action="store_true",
+                    help="with --relation: also open-hops bidirectional with the matcher alone (its own selection), "
+                         "sharing the retrievals")
     ap.add_argument("--links", default="proper", choices=["mentions", "mentions-only", "proper", "none"],
                     help="entity links of open-hops: gazetteer mentions (question and bridge entities), proper names, none")
     ap.add_argument("--max-df", type=int, default=100, help="--links mentions: names in more sentences are not followed")
     ap.add_argument("--closed-settings", action="store_true",
                     help="open-hops with the card's closed-pool thresholds even when it has an open selection")
-    args = ap.parse_args()
+    return ap.parse_args()
+
+
+def main() -> None:
+    args = parse_args()
     from graphhop.datasets.builder import read_records
     from graphhop.eval.bgr import depth_key
     from graphhop.eval.bgr_bench import percentile, relabel_gold
@@ -125,7 +178,7 @@ def main() -> None:
     from graphhop.io import atomic_write_text
     from graphhop.models.encoder import set_threads
     from graphhop.retrieve.graphhop import BGRRetriever, load_model
-    from graphhop.retrieve.bgr_open import OpenSettings
+    from graphhop.retrieve.bgr_open import CandidateCache, OpenSettings
     from graphhop.train.bgr_data import EmbeddingCache, load_examples
     from graphhop.train.bgr_open import builder_db, mention_search
 
@@ -143,23 +196,30 @@ def main() -> None:
         ex.question, ex.pool, ex.question_vec, mode=m, query=ex.query)) for ex in examples]) for m in MODES},
         [ex.question for ex in examples], builder_golds(examples))}
     golds = [Gold(ex.id, [], set(g.evidence_ids), g, {"depth": depth_key(ex.depth)}) for ex in examples for g in [relabel_gold(ex, by_text)[0]]]
-    stats: dict[str, list] = {"open-top25": [], "open-hops": [], "reached": []}
+    stats: dict[str, list] = {"open-top25": []}
     settings = OpenSettings.from_config(model.cfg) if args.closed_settings else OpenSettings.from_card(card, model.cfg)
     search = mention_search(index, recs, args.db_dir or args.out, max(20, args.k or 0, *args.select_ks), args.links, args.max_df)
-    if args.select_open:
-        settings = select_on_dev(model, args, search, by_text, cache)
-        meta_extra = {"open_selected_here_on": f"dev ({args.select_open} questions)", "dev_f1": args.dev_f1}
-    else:
-        meta_extra = {}
-    k = args.k or settings.k
-    systems = open_systems(model, examples, search, golds, k, stats, cache.encode, settings, not args.no_top25)
+    sel_cands = CandidateCache(search, max(args.select_ks))  # selection grid and relation fit share the retrievals
+    relation = fit_relation(model, card, args, sel_cands, by_text, cache) if args.relation else None
+    variants = [("open-hops", relation, MODES)] + ([("open-hops matcher", None, ("bidirectional",))]
+                                                   if relation and args.matcher_too else [])
+    systems, chosen, given = {}, {}, settings
+    for label, rel, modes in variants:
+        if args.select_open:
+            settings, best = select_here(model, card, args, sel_cands, by_text, cache, rel)
+            chosen[label] = {"settings": vars(settings), "select_f1": best}
+        systems.update(open_systems(model, examples, search, golds, args.k or settings.k, stats, cache.encode, settings,
+                                    not args.no_top25 and label == "open-hops", rel, label, modes))
+    settings = OpenSettings(**chosen["open-hops"]["settings"]) if chosen else given  # the main rows' settings
     tables["open"] = experiment.run(systems, [ex.question for ex in examples], golds)
-    meta = {"n": len(examples), "db": len(index.docs), "k": k, "closed_merge": card["config"]["merge"],
-            "open_settings": vars(settings), "open_trained": bool(card.get("open_training")), **meta_extra,
-            "links": args.links, **({"max_df": args.max_df} if args.links.startswith("mentions") else {}),
-            "gold_reached_by_open_candidates": round(float(np.mean(stats["reached"])), 4) if stats["reached"] else None,
-            "latency_ms": {k: {"p50": round(percentile(stats[k], 50), 1), "p95": round(percentile(stats[k], 95), 1)}
-                           for k in ("open-top25", "open-hops") if stats[k]}}
+    meta = {"n": len(examples), "db": len(index.docs), "k": args.k or settings.k, "closed_merge": card["config"]["merge"],
+            "open_settings": vars(settings), "open_trained": bool(card.get("open_training")), "links": args.links,
+            **({"max_df": args.max_df} if args.links.startswith("mentions") else {}),
+            **({"relation": {k: v for k, v in vars(relation[1]).items() if k != "table"}} if relation else {}),
+            **({"open_selected_here_on": f"{args.select_on} ({args.select_open} questions)", "chosen": chosen} if chosen else {}),
+            "gold_reached_by_open_candidates": {k.split(" ", 1)[1]: round(float(np.mean(v)), 4) for k, v in stats.items() if k.startswith("reached")},
+            "latency_ms": {k: {"p50": round(percentile(v, 50), 1), "p95": round(percentile(v, 95), 1)}
+                           for k, v in stats.items() if v and not k.startswith("reached")}}
     atomic_write_text(args.out / "results.json", json.dumps({"meta": meta, **{k: t.to_json() for k, t in tables.items()}}, indent=1))
     print(f"# {args.data_dir.name} {args.split}: {len(examples)} questions, DB {len(index.docs)} sentences; {json.dumps(meta)}")
     for t in tables.values():

@@ -36,7 +36,7 @@ from graphhop.retrieve.graphhop import (
 )
 from graphhop.retrieve.texthop import HopSearch
 
-__all__ = ["CandidateCache", "OpenBGR", "OpenSettings", "retrieve_direction_open"]
+__all__ = ["CandidateCache", "OpenBGR", "OpenSettings", "retrieve_direction_open", "step_logits"]
 
 
 class CandidateCache:
@@ -113,19 +113,43 @@ class _Seen:
 
 
 @torch.no_grad()
+def step_logits(model: DirectionModel, question: str, qv: np.ndarray, q: torch.Tensor, code: torch.Tensor,
+                search: HopSearch, seen: _Seen, path: tuple[str, ...], ids: list[str], with_tok: bool,
+                relation: Any = None, direction: str = "forward") -> tuple[np.ndarray, torch.Tensor]:
+    """The matcher's logits of ``ids`` (+ the question token last, ``with_tok``) after ``path`` (path code
+    ``code``), with the pair features as over a pool; ``relation`` (``(RelationWords, RelationHead)``, see
+    :mod:`graphhop.retrieve.bgr_relation`) adds the relation features. Also the projected candidates."""
+    vecs = seen.add(ids)
+    last = path[-1] if path else None
+    pair = pair_features(qv, token_set(question), vecs, [seen.tokens[d] for d in ids],
+                         search.vectors([last])[0] if last else None, seen.tokens[last] if last else frozenset(),
+                         frozenset().union(*(seen.tokens[d] for d in path)) if path else frozenset(),
+                         _path_vec(search, question, path, qv) if getattr(model.matcher, "n_pair", 0) > N_PAIR else None)
+    cands = model.proj(torch.as_tensor(vecs, dtype=torch.float32)).unsqueeze(0)
+    use_pair = getattr(model.matcher, "n_pair", 0) > 0
+    scalar = torch.tensor([bool(path)]) if getattr(model, "scalar_after_first", False) else None
+    logits = model.logits(code, q, cands, with_tok, torch.from_numpy(pair).unsqueeze(0) if use_pair else None, scalar)[0].numpy()
+    if relation is not None:
+        words, head = relation
+        feats = words.features(question, path, ids, seen.texts)
+        logits = head.logits(logits, feats, direction)
+    return logits, cands
+
+
+@torch.no_grad()
 def retrieve_direction_open(model: DirectionModel, question: str, question_vec: np.ndarray, search: HopSearch,
                             seen: _Seen, direction: str, threshold: float = 0.5, max_depth: int = 4,
                             max_edges: int = 16, max_branch: int = 3, k: int = 10,
-                            cache: CandidateCache | None = None) -> DirectionResult:
+                            cache: CandidateCache | None = None, relation: Any = None) -> DirectionResult:
     """Depth-first BGR in one direction with per-step candidates from the whole index (``cache``: a
-    shared :class:`CandidateCache`; the chosen children's candidates are fetched in one batch)."""
+    shared :class:`CandidateCache`; the chosen children's candidates are fetched in one batch);
+    ``relation``: the relation-aware score (:func:`step_logits`)."""
     model.eval()
     cache = cache or CandidateCache(search, k)
     k = min(k, cache.k)
     backward = direction == "backward"
     qv = np.asarray(question_vec, dtype=np.float32).reshape(-1)
     q = model.proj(torch.as_tensor(qv).view(1, -1))
-    q_tokens = token_set(question)
     g = nx.DiGraph()
     g.add_node(ROOT)
     scores: dict[str, float] = {}
@@ -150,18 +174,10 @@ def retrieve_direction_open(model: DirectionModel, question: str, question_vec: 
             if backward and path and not g.in_degree(path[-1]):
                 add(ROOT, path[-1])
             continue
-        vecs = seen.add(ids)
-        last = path[-1] if path else None
-        pair = pair_features(qv, q_tokens, vecs, [seen.tokens[d] for d in ids],
-                             search.vectors([last])[0] if last else None, seen.tokens[last] if last else frozenset(),
-                             frozenset().union(*(seen.tokens[d] for d in path)) if path else frozenset(),
-                             _path_vec(search, question, path, qv) if getattr(model.matcher, "n_pair", 0) > N_PAIR else None)
         with_tok = backward and bool(path)
-        cands = model.proj(torch.as_tensor(vecs, dtype=torch.float32)).unsqueeze(0)
-        use_pair = getattr(model.matcher, "n_pair", 0) > 0
-        scalar = torch.tensor([bool(path)]) if getattr(model, "scalar_after_first", False) else None
-        logits = model.logits(code, q, cands, with_tok, torch.from_numpy(pair).unsqueeze(0) if use_pair else None, scalar)[0]
-        probs = torch.sigmoid(logits).numpy()
+        logits, cands = step_logits(model, question, qv, q, code, search, seen, path, ids, with_tok, relation,
+                                    direction)
+        probs = torch.sigmoid(torch.from_numpy(logits)).numpy()
         n = len(ids)
         order = np.argsort(-probs[:n], kind="stable")
         chosen = [int(i) for i in order[:max_branch] if probs[i] >= threshold]
@@ -201,14 +217,15 @@ class OpenBGR:
     ``settings`` (thresholds, branching, merge) default to the model card's closed-pool ones; pass
     :meth:`OpenSettings.from_card` to use those chosen in the open setting. ``cache`` (a
     :class:`CandidateCache`) may be shared across calls (a selection grid); by default each question
-    gets its own.
+    gets its own. ``relation``: ``(RelationWords, RelationHead)``, the relation-aware matcher score
+    (:mod:`graphhop.retrieve.bgr_relation`).
     """
 
     name = "bgr-open"
 
     def __init__(self, model: BGRModel, search: HopSearch, k: int | None = None, mode: str = "bidirectional",
                  merge: str | None = None, settings: OpenSettings | None = None,
-                 cache: CandidateCache | None = None) -> None:
+                 cache: CandidateCache | None = None, relation: Any = None) -> None:
         self.model = model
         self.cfg = model.cfg
         self.search = search
@@ -217,6 +234,7 @@ class OpenBGR:
         self.mode = mode
         self.merge = merge or self.settings.merge
         self.cache = cache
+        self.relation = relation
         self.last_candidates: list[str] = []
 
     def run(self, question: str, direction: str, seen: _Seen, question_vec: np.ndarray,
@@ -225,7 +243,7 @@ class OpenBGR:
         s, c = self.settings, self.cfg
         return retrieve_direction_open(self.model.direction(direction), question, question_vec, self.search, seen,
                                        direction, s.threshold(direction), c.max_depth, c.max_edges, s.branch(direction),
-                                       self.k, cache)
+                                       self.k, cache, self.relation)
 
     def directions(self, question: str) -> tuple[_Seen, DirectionResult | None, DirectionResult | None]:
         """Forward and backward results (``None`` for a direction the mode does not run)."""

@@ -90,21 +90,40 @@ class MentionIndex:
             atomic_write_text(Path(cache), json.dumps({d: list(v) for d, v in out.doc_names.items() if v}))
         return out
 
-    def mentioned(self, text: str) -> list[str]:
-        """Gazetteer names in ``text``: greedy longest match, left to right, no overlaps; in order."""
+    def _scan(self, text: str) -> tuple[list[str], list[str], int]:
+        """``(names, other words, how many other words precede the first name)`` of ``text``: greedy
+        longest gazetteer match, left to right, no overlaps."""
         words = fold_name(text).split()
-        out: list[str] = []
+        names: list[str] = []
+        rest: list[str] = []
+        first = -1
         i = 0
         while i < len(words):
             for n in range(min(self.longest.get(words[i], 0), len(words) - i), 0, -1):
                 key = " ".join(words[i : i + n])
                 if key in self.lexicon:
-                    out.append(key)
+                    names.append(key)
+                    first = len(rest) if first < 0 else first
                     i += n
                     break
             else:
+                rest.append(words[i])
                 i += 1
-        return list(dict.fromkeys(out))
+        return names, rest, first if first >= 0 else len(rest)
+
+    def mentioned(self, text: str) -> list[str]:
+        """Gazetteer names in ``text``: greedy longest match, left to right, no overlaps; in order."""
+        return list(dict.fromkeys(self._scan(text)[0]))
+
+    def outside(self, text: str) -> list[str]:
+        """The (folded) words of ``text`` outside every gazetteer name it mentions, in order (for a
+        verbalized fact: its relation words, ``has a child named``)."""
+        return self._scan(text)[1]
+
+    def around(self, text: str) -> tuple[list[str], list[str]]:
+        """``(before, after)``: the words of ``text`` outside its names, before and after its first name."""
+        _, rest, first = self._scan(text)
+        return rest[:first], rest[first:]
 
     def df(self, name: str) -> int:
         """How many passages mention ``name``."""

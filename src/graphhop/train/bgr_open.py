@@ -29,7 +29,7 @@ from graphhop.retrieve.graphhop import CandidatePool, DirectionResult, _graph_fr
 from graphhop.train.bgr import backward_targets, forward_targets
 from graphhop.train.bgr_data import BGRExample
 
-__all__ = ["builder_db", "mention_search", "open_search", "open_example", "open_examples", "select_open", "train_bgr_open"]
+__all__ = ["builder_db", "carve_examples", "mention_search", "open_search", "open_example", "open_examples", "select_open", "train_bgr_open"]
 
 
 LINKS = ("mentions", "mentions-only", "proper", "none")
@@ -91,6 +91,23 @@ def mention_search(index: Any, records: Sequence[dict[str, Any]], db_dir: Path, 
     return HopSearch(index, depth=depth, link_bonus=1.0, mentions=mentions, links_only=links == "mentions-only")
 
 
+def carve_examples(data_dir: Path, card: dict[str, Any], n: int, emb: Any) -> list[BGRExample]:
+    """``n`` questions (stride) of the chain-disjoint carve of ``data_dir``'s train that the model chose its
+    closed settings on (``graphhop train bgr``'s carve: every 10th chain group, up to its ``dev_limit``
+    questions): the model never trained on them, and dev and test stay for reporting."""
+    from graphhop.core import InputError
+    from graphhop.datasets.builder import read_records
+    from graphhop.datasets.splits import carve_selection
+    from graphhop.eval.experiment import stride_sample
+    from graphhop.train.bgr_data import load_examples
+
+    if card.get("select_split") != "train-carve":
+        raise InputError("this model chose its settings on dev, not on a train carve: choose on dev, report on test")
+    limit = int(card.get("train_config", {}).get("dev_limit") or 0) or None
+    carve = carve_selection(list(read_records(Path(data_dir) / "train.jsonl")), every=10, limit=limit)[0]
+    return load_examples(stride_sample(carve, n), emb)
+
+
 def _prefixes(gold: EvidenceGraph, limit: int) -> list[tuple[str, ...]]:
     """Every teacher-forced prefix of both directions (the paths the open retriever will query)."""
     return list(dict.fromkeys(p for fn in (forward_targets, backward_targets) for p, _ in fn(gold, limit)))
@@ -131,10 +148,10 @@ def open_examples(examples: Sequence[BGRExample], cache: CandidateCache, by_text
 
 
 def _direction_runs(model: BGRModel, dev: Sequence[BGRExample], cache: CandidateCache, seen: list[_Seen],
-                    direction: str, threshold: float, branch: int, k: int) -> list[DirectionResult]:
+                    direction: str, threshold: float, branch: int, k: int, relation: Any = None) -> list[DirectionResult]:
     c = model.cfg
     return [retrieve_direction_open(model.direction(direction), ex.query, ex.question_vec, cache.search, s, direction,
-                                    threshold, c.max_depth, c.max_edges, branch, k, cache)
+                                    threshold, c.max_depth, c.max_edges, branch, k, cache, relation)
             for ex, s in zip(dev, seen)]
 
 
@@ -147,13 +164,14 @@ def _f1(results: Sequence[DirectionResult], dev: Sequence[BGRExample], golds: Se
 def select_open(model: BGRModel, dev: Sequence[BGRExample], cache: CandidateCache, by_text: dict[str, str],
                 thresholds: Sequence[float] = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7), branches: Sequence[int] = (1, 3),
                 union_thresholds: Sequence[float] = (0.6, 0.8, 0.95), ks: Sequence[int] | None = None,
-                log: Callable[[str], None] | None = None) -> tuple[OpenSettings, dict[str, Any]]:
+                log: Callable[[str], None] | None = None, relation: Any = None) -> tuple[OpenSettings, dict[str, Any]]:
     """The candidates per hop (``ks``, each at most the cache's ``k``; default: the cache's), each
     direction's threshold and branching, then the merge rule, by mean evidence F1 (merge ties: graph
     match; grid ties: the first) of the open retriever itself on ``dev`` (gold relabelled to DB ids).
     Both directions use one ``k``: the best sum of the two directions' F1. The grid reaches below the
     closed setting's (0.05, 0.1): a prefix meets about 20 retrieved negatives per positive here, so
-    match probabilities are lower. Returns the settings and the table of every choice."""
+    match probabilities are lower. ``relation``: the relation-aware score (see :func:`retrieve_direction_open`).
+    Returns the settings and the table of every choice."""
     from graphhop.eval.bgr_bench import relabel_gold
 
     golds = [relabel_gold(ex, by_text)[0] for ex in dev]
@@ -166,7 +184,7 @@ def select_open(model: BGRModel, dev: Sequence[BGRExample], cache: CandidateCach
             best: tuple[float, float, int, list[DirectionResult]] = (-1.0, 0.5, 3, [])
             for br in branches:
                 for t in thresholds:
-                    res = _direction_runs(model, dev, cache, seen, d, t, br, k)
+                    res = _direction_runs(model, dev, cache, seen, d, t, br, k, relation)
                     f1 = _f1(res, dev, golds, seen)
                     table[f"k{k}:{d}@{t}/branch{br}"] = round(f1, 4)
                     if log:
