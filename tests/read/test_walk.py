@@ -173,3 +173,22 @@ def test_the_walk_covers_a_relation_word_its_matcher_matches_to_an_edge_label():
     reader.relations, reader.relation_cover = _Matcher(), True
     best = reader.walk(["Night Ferry to Kestrin"], frozenset({helm}))[0]
     assert best.entity == "Mara Voss" and best.covered == {helm}
+
+
+
+def test_the_clear_winner_weighs_the_answer_type():
+    from graphhop.read.walk import _State
+
+    reader = WalkReader(_Search(DOCS), encoder=object(), threshold=0.6, clear_gap=0.05, clear_type_weight=2.0)
+    states = [_State(name, (), frozenset(), 0) for name in ("Corran Observatory", "Elena Marsk", "Joran Pellet")]
+    scores = [0.23, 0.01, -0.04]  # nothing clears 0.6; the observatory leads on score by 0.22
+    fits = {"Corran Observatory": 0.02, "Elena Marsk": 0.37, "Joran Pellet": 0.23}  # a `who` question
+    lifted = reader._clear_winner(states, scores, fits)
+    assert lifted[0] == 0.23 and lifted[1] > reader.threshold  # the person leads on score + 2 x fit (0.75 vs 0.27)
+    reader.clear_type_weight = 0.0  # session 4's rule: the best score alone
+    assert reader._clear_winner(states, scores, fits)[0] > reader.threshold
+    close = {"Corran Observatory": 0.20, "Elena Marsk": 0.25, "Joran Pellet": 0.23}
+    reader.clear_type_weight = 2.0  # led on score by 0.22, on typed score by 0.12: the place still counts
+    assert reader._clear_winner(states, scores, close)[0] > reader.threshold
+    even = dict.fromkeys(fits, 0.2)
+    assert reader._clear_winner(states, [0.23, 0.21, 0.0], even) == [0.23, 0.21, 0.0]  # no clear lead: none lifted

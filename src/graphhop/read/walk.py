@@ -27,8 +27,9 @@ is walked relation by relation:
   the shipped KGQA path head reading edge labels as relation names) adds the chains it walks to and
   ``w_match`` times its probability of each chain, so paraphrased relations (``taught`` / ``trained
   under``) and unnamed bridge entities are read by what was learned, not by word lists; if the best answer
-  then leads every other by ``clear_gap`` it still counts. List questions always consult it. The weights
-  were set on the selection sets (``tests/pipeline/data``), never on the regression suites.
+  (by score plus ``clear_type_weight`` times its type fit) then leads every other by ``clear_gap`` it still
+  counts. List questions always consult it. The weights were set on the selection sets
+  (``tests/pipeline/data``), never on the regression suites.
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ class WalkReader:
                  hop_penalty: float = 0.02, reuse_penalty: float = 0.15, threshold: float = 0.6,
                  soft: float | None = 0.65, matcher: bool = True, w_match: float = 1.0,
                  match_temperature: float = 4.0, match_mode: str = "fallback", clear_gap: float | None = 0.05,
-                 relation_matcher: Any = None, relation_scale: float = 10.0) -> None:
+                 clear_type_weight: float = 2.0, relation_matcher: Any = None, relation_scale: float = 10.0) -> None:
         self.graph = SentenceGraph(search)
         self.encoder = encoder if encoder is not None else search.encoder
         self.relations: Any = None  # an experimental text relation matcher (off by default: docs/RESULTS.md)
@@ -90,6 +91,7 @@ class WalkReader:
         self.match_temperature = match_temperature
         self.match_mode = match_mode
         self.clear_gap = clear_gap
+        self.clear_type_weight = clear_type_weight
         self.max_hops = max_hops
         self.beam = beam
         self.w_type = w_type
@@ -211,7 +213,7 @@ class WalkReader:
                                          or asks_list(question)):
             states, match = self.matcher.extend(self, question, entities, states, relations, bridge_types)
             scores, fits = self._scores(question, states, match, wanted, answer_types)
-            scores = self._clear_winner(states, scores)
+            scores = self._clear_winner(states, scores, fits)
         paths, readings = [], []
         for st, score in zip(states, scores):
             path = TextPath(st.path, score)
@@ -220,17 +222,28 @@ class WalkReader:
                                     holder=st.edges[-1].source, type_fit=fits[st.entity], hops=len(st.edges)))
         return paths, readings
 
-    def _clear_winner(self, states: Sequence[_State], scores: list[float]) -> list[float]:
-        """When nothing clears the threshold after the matcher, the best answer still counts (lifted just over
-        the threshold) if it leads every other answer by ``clear_gap``: the walk and the head agree on it."""
+    def _clear_winner(self, states: Sequence[_State], scores: list[float],
+                      fits: dict[str, float] | None = None) -> list[float]:
+        """When nothing clears the threshold after the matcher, one answer still counts (lifted just over the
+        threshold) if it is clear: the best by score + ``clear_type_weight`` x type fit, leading every other
+        answer by ``clear_gap`` on the score (the walk and the head agree on it) or on that typed score. So a
+        place two hops away does not win a ``who`` question over a person by score alone, and a currency
+        trailing a person on score can win a ``what currency`` one (weight 0: session 4's rule)."""
         if self.clear_gap is None or not scores or max(scores) > self.threshold:
             return scores
-        order = sorted(range(len(scores)), key=lambda i: -scores[i])
-        top = order[0]
-        rival = next((scores[i] for i in order[1:] if fold_name(states[i].entity) != fold_name(states[top].entity)), None)
-        if rival is None or scores[top] - rival >= self.clear_gap:
+        best: dict[str, tuple[float, float, int]] = {}  # answer -> (score, typed score, state) of its best state
+        for i, (st, score) in enumerate(zip(states, scores)):
+            key = fold_name(st.entity)
+            if key not in best or score > best[key][0]:
+                typed = score + self.clear_type_weight * (fits or {}).get(st.entity, 0.0)
+                best[key] = (score, typed, i)
+        top = max(best, key=lambda k: (best[k][1], best[k][0]))
+        score, typed, at = best[top]
+        rivals = [v for k, v in best.items() if k != top]
+        if not rivals or score - max(r[0] for r in rivals) >= self.clear_gap \
+                or typed - max(r[1] for r in rivals) >= self.clear_gap:
             scores = list(scores)
-            scores[top] = self.threshold + 1e-3
+            scores[at] = self.threshold + 1e-3
         return scores
 
     def _scores(self, question: str, states: Sequence[_State], match: Any, wanted: frozenset[str],
