@@ -185,7 +185,7 @@ def _gold_chains(ex: QAExample, store: KGStore, family: str) -> list[tuple[str, 
 
 
 def examples_from_dataset(name: str, split: str, store: KGStore, linker: EntityLinker, rng: random.Random,
-                          root: str | Path | None = None, limit: int | None = None, hard: bool = True) -> Iterator[PathExample]:
+                          root: str | Path | None = None, limit: int | None = None, hard: bool = False) -> Iterator[PathExample]:
     """Training examples of one dataset split (MetaQA: only its fit half), in file order; ``hard``:
     with the hard negatives of :func:`candidate_paths`."""
     from graphhop.datasets.kgqa import DATASETS, load_dataset
@@ -261,7 +261,7 @@ class Corpus:
 
 def build_corpus(scorer: Any, sets: Sequence[tuple[str, str]] = TRAIN_SETS, root: str | Path | None = None,
                  seed: int = 0, metaqa_limit: int | None = 4000, progress: bool = True,
-                 synthetic: int = 600, typed: float = 0.5, typed_extra: int = 0, hard: bool = True,
+                 synthetic: int = 600, typed: float = 0.5, typed_extra: int = 0, hard: bool = False,
                  schemas: int = 0, train_limit: int | None = None) -> Corpus:
     """Load the training sets, enumerate candidates (``hard``: with hard negatives, see
     :func:`candidate_paths`), add ``synthetic`` generated questions per training KB
@@ -454,7 +454,7 @@ __all__ += ["evaluate_selection", "choose_threshold", "fit"]
 def train_scorer(out: str | Path, epochs: int = 4, lr: float = 2e-3, metaqa_limit: int | None = 3000, seed: int = 0,
                  max_minutes: float | None = None, root: str | Path | None = None, overwrite: bool = False,
                  progress: bool = True, synthetic: int = 600, typed: float = 0.5, typed_extra: int = 0,
-                 hard: bool = True, schemas: int = 800, train_limit: int | None = None,
+                 hard: bool = False, schemas: int = 0, train_limit: int | None = None,
                  init: str | Path | None = None) -> dict[str, Any]:
     """Build the corpus, train a head (fresh, or fine-tuned from the head in ``init``, which keeps
     its own architecture and competes as epoch 0), and write it (``head.npz`` + ``config.json``) atomically."""
