@@ -48,8 +48,9 @@ def content_words(text: str) -> list[str]:
     """The question's words that may name a relation (function words and the ``X`` mask dropped)."""
     words = [w for w in text.lower().split() if w.isalpha() and w not in FUNCTION_WORDS and len(w) > 2]
     return list(dict.fromkeys(words))[:MAX_WORDS]
+
+
 _WH_NOUNS = {"who": "person", "whom": "person", "whose": "person", "where": "place", "when": "year"}
-_BEFORE_NOUN = frozenset("s is was are were the a an kind type sort of does do did".split())
 
 
 def answer_noun(text: str) -> str | None:
@@ -117,26 +118,6 @@ class RelationWords:
             plain = [w.lower().strip("?,.!;:'\"()") for w in text.split()]
             text = " ".join(w for w in plain if not (_singular(w) == skip and w != skip))
         return list(dict.fromkeys(s for s in self.stems(text) if any(self.match(s, v) for v in self.vocabulary)))
-
-    def split(self, text: str) -> tuple[list[str], list[str]]:
-        """``(relation words outside, inside)`` the phrase that names the asked type: up to two content
-        words after ``which``/``what``/``name``/``list``/``how many`` (and ``is the``, ``a``, ...):
-        in "name a **soccer club** in X" or "how many **publishers** are based in X" the type's words may
-        name a relation (``plays in club``, ``published by``) without asking for it."""
-        plain = [w.strip("?,.!;:'\"()") for w in text.lower().split()]
-        phrase: set[int] = set()
-        for i, w in enumerate(plain):
-            if w in ("which", "what", "name", "list") or (w == "many" and i > 0 and plain[i - 1] == "how"):
-                j = i + 1
-                while j < len(plain) and plain[j] in _BEFORE_NOUN:
-                    j += 1
-                while j < len(plain) and len(phrase) < 2 and plain[j].isalpha() and plain[j] not in FUNCTION_WORDS:
-                    phrase.add(j)
-                    j += 1
-                break
-        outside = " ".join(w for i, w in enumerate(plain) if i not in phrase)
-        inside = " ".join(w for i, w in enumerate(plain) if i in phrase)
-        return self.asked(outside), self.asked(inside)
 
     def covered(self, asked: Sequence[str], steps: Sequence[tuple[int, bool]]) -> int:
         """How many of ``asked`` the relations of ``steps`` name."""
