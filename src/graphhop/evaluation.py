@@ -177,7 +177,10 @@ def dataset_index(
         index = build_index(documents_from_facts(iter_triples(kb_file)), path, sparse=SparseOptions(), dense=dense,
                             model=model, overwrite=True, progress=progress, sources=[str(kb_file.resolve())],
                             encoding=EncodingOptions(resume=resume))
-        prune_cache(path.parent, gone_only=True, min_age_s=600)  # indexes of deleted KB files (e.g. temp files)
+        try:  # indexes of deleted KB files (e.g. temp files); a failure here never fails the build
+            prune_cache(path.parent, gone_only=True, min_age_s=600)
+        except OSError:
+            pass
         return index
 
     def build_resuming() -> KnowledgeIndex:

@@ -107,3 +107,18 @@ def test_forget_sources_removes_only_indexes_built_from_files_under_a_folder(tmp
     outside = _build(_kb(tmp_path / "kb.tsv"), root)
     assert [e.path for e in forget_sources(root, tmp_path / "a")] == [inside]
     assert not inside.exists() and outside.is_dir()
+
+
+def test_an_entry_rebuilt_after_it_was_listed_is_not_pruned(tmp_path, monkeypatch):
+    import graphhop.index.cache as cache
+
+    root = tmp_path / "idx"
+    kb = _kb(tmp_path / "kb.tsv")
+    entry = _build(kb, root)
+    later = time.time() + 60
+    os.utime(kb, (later, later))
+    listed = cache.cache_entries(root)
+    assert listed[0].stale.startswith("source changed")
+    os.utime(entry / "manifest.json", (later + 5, later + 5))  # rebuilt meanwhile: newer than the source
+    monkeypatch.setattr(cache, "cache_entries", lambda r: listed)
+    assert cache.prune_cache(root) == [] and entry.is_dir()

@@ -106,7 +106,7 @@ def prune_cache(root: str | Path, dry_run: bool = False, min_age_s: float = 0.0,
             continue
         if time.time() - (entry.path / "manifest.json").stat().st_mtime < min_age_s:
             continue
-        if dry_run or _remove(entry.path):
+        if dry_run or _remove(entry.path, still_stale=True):
             removed.append(entry)
     return removed
 
@@ -119,13 +119,20 @@ def forget_sources(root: str | Path, under: str | Path) -> list[CacheEntry]:
             if e.sources and all(Path(s).is_relative_to(under) for s in e.sources) and _remove(e.path)]
 
 
-def _remove(path: Path) -> bool:
-    """Remove one cache entry unless another process holds its write lock (renamed away first)."""
+def _remove(path: Path, still_stale: bool = False) -> bool:
+    """Remove one cache entry unless another process holds its write lock (renamed away first);
+    ``still_stale``: only if, checked again under the lock, it is still stale (a rebuild may have
+    replaced it since it was listed)."""
     try:
         with write_lock(path):
+            if still_stale:
+                manifest = path / "manifest.json"
+                sources = json.loads(manifest.read_text(encoding="utf-8")).get("sources") or []
+                if _staleness(path, [str(s) for s in sources], manifest.stat().st_mtime) is None:
+                    return False
             doomed = path.with_name(f"{temp_prefix(path)}pruned")
             os.rename(path, doomed)
             shutil.rmtree(doomed, ignore_errors=True)
-    except (LockedError, OSError):
+    except (LockedError, OSError, ValueError):
         return False
     return True
