@@ -22,14 +22,16 @@ import json
 import random
 import re
 from pathlib import Path
+from typing import Any, Sequence
 
 import numpy as np
 
-from graphhop.kgqa.schemas import SCHEMAS, schema_question, schema_store
+from graphhop.kb.store import KGStore
+from graphhop.kgqa.schemas import SCHEMAS, sample_questions, schema_store
 from graphhop.kgqa.train import choose_threshold, is_selection
 
 
-def gold_facts(store, topic: int, steps) -> tuple[list[list[str]], list[str]]:
+def gold_facts(store: KGStore, topic: int, steps: Sequence[tuple[int, bool]]) -> tuple[list[list[str]], list[str]]:
     """Facts of the chain ``steps`` from ``topic`` that lead to its end entities, and those ends."""
     layers, edges = [np.asarray([topic])], []
     for rel, fwd in steps:
@@ -44,6 +46,19 @@ def gold_facts(store, topic: int, steps) -> tuple[list[list[str]], list[str]]:
                   for i in on]
         keep = {int(near[i]) for i in on}
     return facts[::-1], [store.entities[i] for i in layers[-1]]
+
+
+def carve_row(store: KGStore, topic: int, steps: Sequence[tuple[int, bool]], text: str) -> dict[str, Any] | None:
+    """A carve question (``id`` left to the caller) for a generated question in the selection split whose
+    chain ends at 1-3 entities; None otherwise."""
+    if not is_selection(text):
+        return None
+    chain, ends = gold_facts(store, topic, steps)
+    if not ends or len(ends) > 3:
+        return None
+    question = re.sub(r"\bX\b", store.entities[topic], text)
+    return {"id": "", "question": question[:1].upper() + question[1:] + "?", "answers": ends, "type": "plain",
+            "hops": len(steps), "gold_facts": chain}
 
 
 def score_heads(folders: list[Path], heads: list[str]) -> None:
@@ -80,6 +95,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=99)
     ap.add_argument("--weights", action="append", default=[], help="a KGQA scorer directory to score on the carve (repeatable)")
     args = ap.parse_args()
+    if args.n < 1:
+        raise SystemExit(f"kgqa_schema_carve: --n must be at least 1 (got {args.n})")
     folders = []
     rng = random.Random(args.seed)
     for schema in SCHEMAS:
@@ -90,20 +107,9 @@ def main() -> None:
         facts = zip(store.heads.tolist(), store.rels.tolist(), store.tails.tolist())
         (folder / "kb.tsv").write_text("".join(f"{store.entities[h]}\t{store.relations[r]}\t{store.entities[t]}\n"
                                                for h, r, t in facts), encoding="utf-8")
-        rows, tries = [], 0
-        while len(rows) < args.n and tries < 200 * args.n:
-            tries += 1
-            made = schema_question(schema, store, rng, rng.choice((1, 2, 2, 3, 3, 4)))
-            if made is None or not is_selection(made[2]):
-                continue
-            topic, steps, text = made
-            chain, ends = gold_facts(store, topic, steps)
-            if not ends or len(ends) > 3:
-                continue
-            question = re.sub(r"\bX\b", store.entities[topic], text)
-            question = question[:1].upper() + question[1:] + "?"
-            rows.append({"id": f"{schema.name[:3]}{len(rows):02d}", "question": question, "answers": ends, "type": "plain",
-                         "hops": len(steps), "gold_facts": chain})
+        rows = sample_questions(schema, store, rng, args.n, 200 * args.n, lambda *made: carve_row(store, *made))
+        for i, row in enumerate(rows):
+            row["id"] = f"{schema.name[:3]}{i:02d}"
         (folder / "questions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
         print(f"{folder}: {len(rows)} questions, {len(store.heads)} facts")
     if args.weights:

@@ -52,3 +52,19 @@ def test_eval_qa_passes_pipeline_options() -> None:
     for bad in (["--option", "answer_order"], ["--option", "colour=blue"], ["--option", "end_typing=maybe"]):
         res = runner.invoke(app, ["eval-qa", str(REGRESSION), "--sample", "1", *bad])
         assert res.exit_code != 0 and res.exception is not None and "Traceback" not in res.output
+
+
+def test_train_kgqa_names_each_bad_option(tmp_path: Path) -> None:
+    """Each bad ``train kgqa`` count gets its own one-line message naming it (checked before any training)."""
+    import subprocess
+    import sys
+
+    runner = CliRunner()
+    for option, value in (("--train-limit", "0"), ("--epochs", "0"), ("--metaqa-limit", "0"), ("--synthetic", "-1"),
+                          ("--schemas", "-1")):
+        res = runner.invoke(app, ["train", "kgqa", "--out", str(tmp_path / "out"), option, value])
+        assert res.exit_code != 0 and str(res.exception) == f"{option} must be at least {0 if value == '-1' else 1} (got {value})"
+    r = subprocess.run([sys.executable, "-c", "from graphhop.cli import main; main()", "train", "kgqa", "--out",
+                        str(tmp_path / "out"), "--train-limit", "0"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and r.stderr.strip().splitlines() == [r.stderr.strip()] and "--train-limit" in r.stderr
+    assert not (tmp_path / "out").exists()

@@ -28,10 +28,13 @@ def test_coverage_and_unnamed_steps_of_a_path() -> None:
     assert words.unnamed(asked, shortcut) == 1 and words.unnamed(asked, chain) == 1
 
 
-def test_a_plural_answer_noun_is_the_type_not_a_relation() -> None:
+def test_relations_named_by_stems() -> None:
+    """One definition of "the relations these stems name" (training's hard negatives, end typing's noun role)."""
     words = RelationWords(RELATIONS)
-    assert words.asked("how many publishers are based in X", skip="publisher") == ["base"]
-    assert words.asked("which publisher published X", skip="publisher") == ["publish"]  # singular: kept
+    ids = {r: i for i, r in enumerate(RELATIONS)}
+    assert words.relations_named(words.stems("publisher")) == [ids["published by"]]
+    assert words.relations_named(["founder", "born"]) == [ids["born in"], ids["founded by"]]
+    assert words.relations_named(words.stems("what films")) == []
 
 
 def test_named_relations_leave_the_type_phrase_aside() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import numpy as np
+import pytest
 
 from graphhop.core import Fact
 from graphhop.kb.store import KGStore
@@ -90,26 +91,68 @@ def test_schema_questions_mask_the_topic_and_keep_gold_among_candidates() -> Non
 
 
 
-def test_fit_keeps_the_initial_head_when_training_does_not_beat_it_on_selection() -> None:
-    import torch
-
-    from graphhop.kgqa.scorer import MAX_WORDS, make_head
-    from graphhop.kgqa.train import Corpus, fit
+def _tiny_corpus(selection_gold_only: bool = False):
+    """A corpus over one schema with random vectors; ``selection_gold_only``: each selection question
+    keeps only its gold candidate, so every head is right on all of them (no epoch can beat epoch 0)."""
+    from graphhop.kgqa.scorer import MAX_WORDS
+    from graphhop.kgqa.train import Corpus
 
     stores, examples = schema_examples(12, random.Random(2), schemas=SCHEMAS[:1])
     for i, ex in enumerate(examples):
         ex.selection = i % 3 == 0
+        if ex.selection and selection_gold_only:
+            g = ex.gold[0]
+            ex.steps, ex.types, ex.gold = [ex.steps[g]], [ex.types[g]], [0]
     kb = next(iter(stores))
     gen = np.random.default_rng(0)
     n = len(examples)
-    corpus = Corpus(examples, gen.normal(size=(n, 384)).astype(np.float32),
-                    gen.normal(size=(len(stores[kb].relations), 384)).astype(np.float32), {kb: 0},
-                    gen.normal(size=(4, 384)).astype(np.float32), np.zeros((n, MAX_WORDS), dtype=np.int64),
-                    np.ones((n, MAX_WORDS), dtype=np.float32), np.zeros((n, 384), dtype=np.float32))
+    return Corpus(examples, gen.normal(size=(n, 384)).astype(np.float32),
+                  gen.normal(size=(len(stores[kb].relations), 384)).astype(np.float32), {kb: 0},
+                  gen.normal(size=(4, 384)).astype(np.float32), np.zeros((n, MAX_WORDS), dtype=np.int64),
+                  np.ones((n, MAX_WORDS), dtype=np.float32), np.zeros((n, 384), dtype=np.float32))
+
+
+def test_fit_keeps_the_initial_head_when_training_does_not_beat_it_on_selection() -> None:
+    import torch
+
+    from graphhop.kgqa.scorer import make_head
+    from graphhop.kgqa.train import fit
+
+    corpus = _tiny_corpus(selection_gold_only=True)
     torch.manual_seed(0)
     head = make_head(signed_types=False)
     before = {k: v.clone() for k, v in head.state_dict().items()}
-    report = fit(head, corpus, epochs=1, lr=0.0, progress=False, keep_initial=True)
-    assert report["history"][0]["epoch"] == 0 and report["best_epoch"] == 0  # lr 0: epoch 1 ties, the initial head stays
-    assert all(torch.equal(before[k], v) for k, v in head.state_dict().items())
-    assert 0.0 <= report["threshold"] <= 1.0 and report["selection_questions"] == sum(e.selection for e in examples)
+    moved = []
+    on_epoch = lambda h, _: moved.append(any(not torch.equal(before[k], v) for k, v in h.state_dict().items()))  # noqa: E731
+    report = fit(head, corpus, epochs=1, lr=0.5, progress=False, keep_initial=True, on_epoch=on_epoch)
+    assert moved == [True]  # a large lr: epoch 1's weights differ from the initial ones ...
+    assert report["history"][0]["epoch"] == 0 and report["best_epoch"] == 0  # ... but only tie on selection
+    assert all(torch.equal(before[k], v) for k, v in head.state_dict().items())  # the initial head is restored
+    assert report["selection_acc"] == 1.0 and report["selection_questions"] == sum(e.selection for e in corpus.examples)
+
+
+def test_train_scorer_rejects_a_bad_init_before_building_the_corpus(tmp_path, monkeypatch) -> None:
+    from graphhop.core import InputError
+    from graphhop.kgqa import train
+
+    def never(*args, **kwargs):
+        raise AssertionError("build_corpus ran before --init was checked")
+
+    monkeypatch.setattr(train, "build_corpus", never)
+    with pytest.raises(InputError, match="not a KGQA scorer"):
+        train.train_scorer(tmp_path / "out", init=tmp_path / "no-such-head", progress=False)
+    assert not (tmp_path / "out").exists()
+
+
+def test_fine_tuning_keeps_the_init_heads_shape_in_its_config(tmp_path, monkeypatch) -> None:
+    import torch
+
+    from graphhop.kgqa import train
+    from graphhop.kgqa.scorer import PathScorer, make_head
+
+    torch.manual_seed(0)
+    PathScorer(make_head(width=16, signed_types=False), {"dim": 384, "width": 16, "signed_types": False}).save(tmp_path)
+    monkeypatch.setattr(train, "build_corpus", lambda *a, **k: _tiny_corpus())
+    train.train_scorer(tmp_path / "out", epochs=1, init=tmp_path, progress=False)
+    tuned = PathScorer.load(tmp_path / "out")  # loads only if the config matches the weights' shape
+    assert (tuned.config["width"], tuned.config["signed_types"], tuned.config["init"]) == (16, False, tmp_path.name)

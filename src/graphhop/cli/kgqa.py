@@ -165,8 +165,10 @@ def train_kgqa(
     from graphhop.models.encoder import set_threads
 
     set_threads(threads)
-    if epochs < 1 or synthetic < 0 or metaqa_limit < 1 or schemas < 0 or (train_limit is not None and train_limit < 1):
-        raise InputError("--epochs and --metaqa-limit must be at least 1, --synthetic and --schemas at least 0")
+    for option, value, least in (("--epochs", epochs, 1), ("--metaqa-limit", metaqa_limit, 1), ("--synthetic", synthetic, 0),
+                                 ("--schemas", schemas, 0), ("--train-limit", train_limit, 1)):
+        if value is not None and value < least:
+            raise InputError(f"{option} must be at least {least} (got {value})")
     report = train_scorer(out, epochs=epochs, lr=lr, metaqa_limit=metaqa_limit, seed=seed, max_minutes=max_minutes,
                           root=data, overwrite=overwrite, synthetic=synthetic, hard=hard, schemas=schemas,
                           train_limit=train_limit, init=init)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from typing import Callable, TypeVar
 
 import numpy as np
 
@@ -25,7 +26,12 @@ from graphhop.core import Fact
 from graphhop.kb.store import KGStore
 from graphhop.kgqa.link import tokens
 
-__all__ = ["Rel", "Schema", "SCHEMAS", "schema_store", "schema_question", "masked_text"]
+__all__ = ["Rel", "Schema", "SCHEMAS", "HOP_MIX", "schema_store", "schema_question", "sample_questions", "masked_text"]
+
+#: Hop counts generated questions are drawn from (1-4, mostly 2-3): training's and the selection carve's.
+HOP_MIX = (1, 2, 2, 3, 3, 4)
+
+T = TypeVar("T")
 
 _LITERALS = {"year": (1780, 2020), "number": (2, 900)}
 
@@ -231,6 +237,21 @@ def schema_question(schema: Schema, store: KGStore, rng: random.Random, hops: in
     if len(steps) < hops:
         return None
     return topic, steps, _describe(schema, store, steps, rng)
+
+
+def sample_questions(schema: Schema, store: KGStore, rng: random.Random, n: int, tries: int,
+                     accept: Callable[[int, list[tuple[int, bool]], str], T | None]) -> list[T]:
+    """Up to ``n`` results of ``accept(topic, steps, text)`` that are not None, over :func:`schema_question`
+    questions with hop counts drawn from :data:`HOP_MIX`, at most ``tries`` questions drawn."""
+    out: list[T] = []
+    for _ in range(tries):
+        if len(out) >= n:
+            break
+        made = schema_question(schema, store, rng, rng.choice(HOP_MIX))
+        got = None if made is None else accept(*made)
+        if got is not None:
+            out.append(got)
+    return out
 
 
 def _describe(schema: Schema, store: KGStore, steps: list[tuple[int, bool]], rng: random.Random) -> str:

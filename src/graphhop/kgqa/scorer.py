@@ -74,13 +74,6 @@ def answer_noun(text: str) -> str | None:
     return v if v.isalpha() and v not in FUNCTION_WORDS else None
 
 
-def _singular(word: str) -> str:
-    """``publishers`` -> ``publisher``, ``cities`` -> ``city`` (as :func:`graphhop.kgqa.end_type.singular`)."""
-    from graphhop.kgqa.end_type import singular
-
-    return singular(word)
-
-
 class RelationWords:
     """The words of a KB's relation names, for asking which relations a question *names*.
 
@@ -109,15 +102,13 @@ class RelationWords:
         """Whether two stems name the same thing (equal, or one a prefix of the other, >= 4 letters)."""
         return a == b or (min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a)))
 
-    def asked(self, text: str, skip: str | None = None) -> list[str]:
-        """The stems of ``text``'s words that name a relation of the KB; ``skip`` (a singular noun: the
-        asked answer type) is left out where it occurs in the plural: the things counted or listed
-        (``publishers`` in "how many publishers ..."), while a singular one often names the relation
-        itself (``currency`` in "what currency is used in ...")."""
-        if skip:
-            plain = [w.lower().strip("?,.!;:'\"()") for w in text.split()]
-            text = " ".join(w for w in plain if not (_singular(w) == skip and w != skip))
+    def asked(self, text: str) -> list[str]:
+        """The stems of ``text``'s words that name a relation of the KB."""
         return list(dict.fromkeys(s for s in self.stems(text) if any(self.match(s, v) for v in self.vocabulary)))
+
+    def relations_named(self, stems: Sequence[str]) -> list[int]:
+        """Ids of the relations one of whose name words ``stems`` name (:meth:`match`), in store order."""
+        return [r for r, names in enumerate(self.by_relation) if any(self.match(a, v) for a in stems for v in names)]
 
     def covered(self, asked: Sequence[str], steps: Sequence[tuple[int, bool]]) -> int:
         """How many of ``asked`` the relations of ``steps`` name."""

@@ -25,7 +25,7 @@ import numpy as np
 from graphhop.kb.store import KGStore
 from graphhop.kb.verbalize import clean_relation
 from graphhop.kgqa.answer_types import plural, set_nouns
-from graphhop.kgqa.schemas import SCHEMAS, Schema, masked_text, schema_question, schema_store
+from graphhop.kgqa.schemas import HOP_MIX, SCHEMAS, Schema, masked_text, sample_questions, schema_store
 from graphhop.kgqa.scorer import MAX_HOPS, RelationWords, type_relations
 from graphhop.kgqa.train import PathExample, candidate_paths, is_selection, named_relation_ids
 
@@ -98,7 +98,7 @@ def synthetic_examples(store: KGStore, kb: str, n: int, rng: random.Random, type
     while len(out) < n and tries < 20 * n:
         tries += 1
         topic = int(topics[rng.randrange(len(topics))])
-        hops = rng.choice((1, 2, 2, 3, 3, 4))
+        hops = rng.choice(HOP_MIX)
         steps = random_path(store, topic, hops, rng)
         if steps is None:
             continue
@@ -126,19 +126,13 @@ def _example(store: KGStore, kb: str, topic: int, steps: Sequence[tuple[int, boo
 def schema_examples(n: int, rng: random.Random, seed: int = 0, hard: bool = True,
                     schemas: Sequence[Schema] = SCHEMAS) -> tuple[dict[str, KGStore], list[PathExample]]:
     """The KBs of the hand-written :mod:`graphhop.kgqa.schemas` (keys ``schema:NAME``) and ``n``
-    questions over each (hops 1-4, mostly 2-3), worded as :func:`graphhop.kgqa.schemas.schema_question`."""
+    questions over each (:func:`graphhop.kgqa.schemas.sample_questions`: hops 1-4, mostly 2-3)."""
     stores: dict[str, KGStore] = {}
     out: list[PathExample] = []
     for schema in schemas:
         kb = f"schema:{schema.name}"
         store = stores[kb] = schema_store(schema, seed)
         words = RelationWords(store.relations) if hard else None
-        got = tries = 0
-        while got < n and tries < 20 * n:
-            tries += 1
-            made = schema_question(schema, store, rng, rng.choice((1, 2, 2, 3, 3, 4)))
-            example = None if made is None else _example(store, kb, made[0], made[1], made[2], rng, words)
-            if example is not None:
-                out.append(example)
-                got += 1
+        out += sample_questions(schema, store, rng, n, 20 * n,
+                                lambda topic, steps, text: _example(store, kb, topic, steps, text, rng, words))
     return stores, out

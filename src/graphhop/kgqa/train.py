@@ -151,8 +151,7 @@ def named_relation_ids(words: Any, question: str) -> frozenset[int]:
     from graphhop.kgqa.cover import named_relations
 
     outside, inside = named_relations(words, question)
-    asked = set(outside) | set(inside)
-    return frozenset(i for i, stems in enumerate(words.by_relation) if any(words.match(a, v) for a in asked for v in stems))
+    return frozenset(words.relations_named(list(dict.fromkeys(outside + inside))))
 
 
 @dataclass
@@ -466,16 +465,18 @@ def train_scorer(out: str | Path, epochs: int = 4, lr: float = 2e-3, metaqa_limi
         from graphhop.core import InputError
 
         raise InputError(f"{out}: already exists (use --overwrite to replace it)")
+    start = PathScorer.load(init) if init is not None else None  # a bad --init fails before the corpus is built
     encoder_scorer = PathScorer(make_head(), {})
     corpus = build_corpus(encoder_scorer, root=root, seed=seed, metaqa_limit=metaqa_limit, progress=progress,
                           synthetic=synthetic, typed=typed, typed_extra=typed_extra, hard=hard, schemas=schemas,
                           train_limit=train_limit)
-    start = PathScorer.load(init) if init is not None else None
     head = make_head() if start is None else start.head
-    signed = True if start is None else bool(start.config.get("signed_types", False))
+    shape = {"dim": 384, "width": 128, "signed_types": True} if start is None else \
+        {"dim": start.config.get("dim", 384), "width": start.config.get("width", 128),
+         "signed_types": bool(start.config.get("signed_types", False))}
     report = fit(head, corpus, epochs=epochs, lr=lr, seed=seed, max_minutes=max_minutes, progress=progress,
                  keep_initial=start is not None)
-    config = {"dim": 384, "width": 128, "signed_types": signed, "threshold": report["threshold"], "encoder": "sentence-transformers/all-MiniLM-L6-v2",
+    config = {**shape, "threshold": report["threshold"], "encoder": "sentence-transformers/all-MiniLM-L6-v2",
               "trained_on": [f"{n}:{s}" + (" (fit half)" if n.startswith("metaqa") else "") for n, s in TRAIN_SETS],
               "metaqa_limit": metaqa_limit, "synthetic": synthetic, "typed": typed, "typed_extra": typed_extra,
               "hard_negatives": hard, "schema_questions": schemas, "train_limit": train_limit,
