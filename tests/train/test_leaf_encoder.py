@@ -92,3 +92,23 @@ def test_without_a_cached_encoder_the_frozen_index_and_shipped_head_are_used_wit
     assert default_head(index) == DEFAULT_HEAD and index.has_dense and sorted(d.id for d in index.docs.docs) == ["a", "b"]
     frozen = open_leaf_index(tmp_path / "data", tmp_path / "idx", fine_tuned=False)
     assert frozen.path == index.path
+
+
+def test_the_loop_is_in_the_key_and_loop_1_names_the_session_4_cache(tmp_path, monkeypatch):
+    import hashlib
+    from dataclasses import asdict
+
+    from graphhop.core import InputError
+    from graphhop.train.leaf_encoder import EncoderRecipe, ensure_leaf_encoder, leaf_encoder_dir
+
+    monkeypatch.setenv("GRAPHHOP_CACHE", str(tmp_path / "cache"))
+    train = tmp_path / "data" / "entailmentbank" / "angles" / "task_1" / "train.jsonl"
+    train.parent.mkdir(parents=True)
+    train.write_text("{}\n", encoding="utf-8")
+    old = {k: v for k, v in asdict(EncoderRecipe()).items() if k != "loop"}  # session 4's recipe had no loop
+    digest = hashlib.sha1(json.dumps(old, sort_keys=True).encode())
+    digest.update(str(train.stat().st_size).encode())
+    session4 = leaf_encoder_dir(tmp_path / "data", EncoderRecipe(loop=1))
+    assert session4.name == f"eb-leaves-{digest.hexdigest()[:10]}" != leaf_encoder_dir(tmp_path / "data").name
+    with pytest.raises(InputError, match="only loop 2"):
+        ensure_leaf_encoder(None, tmp_path / "data", EncoderRecipe(loop=1), progress=False)

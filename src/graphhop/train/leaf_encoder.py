@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -50,6 +50,10 @@ class EncoderRecipe:
     max_seq_length: int = 64
     seed: int = 13
     every: int = 10
+    #: 2: :mod:`graphhop.train.common`'s loop (session 5: weight decay 0.01 but none on biases and LayerNorm,
+    #: a ``random.Random`` order). 1: session 4's own loop, which can no longer be trained; the field was not
+    #: hashed then, so loop 1's key is the session-4 key and only its cached model can be found.
+    loop: int = 2
 
 
 def batch_documents(trees: Sequence[int], golds: Sequence[Sequence[int]], negatives: Sequence[Sequence[int]], hard: int,
@@ -143,7 +147,10 @@ def recipe_cache_dir(data_root: str | Path, recipe: Any, prefix: str) -> Path:
     train = Path(data_root) / "entailmentbank" / "angles" / "task_1" / "train.jsonl"
     if not train.exists():
         raise InputError(f"{train}: no such file (EntailmentBank train trees)")
-    digest = hashlib.sha1(json.dumps(asdict(recipe), sort_keys=True).encode())
+    fields = asdict(recipe)
+    if fields.get("loop") == 1:  # session 4's key had no loop field
+        del fields["loop"]
+    digest = hashlib.sha1(json.dumps(fields, sort_keys=True).encode())
     digest.update(str(train.stat().st_size).encode())
     return cache_root() / f"{prefix}-{digest.hexdigest()[:10]}"
 
@@ -162,6 +169,9 @@ def ensure_leaf_encoder(index: Any, data_root: str | Path, recipe: EncoderRecipe
     out = leaf_encoder_dir(data_root, recipe)
     if (out / "graphhop_card.json").exists():
         return out
+    if recipe.loop != 2:
+        raise InputError(f"leaf encoder loop {recipe.loop}: only loop 2 (train.common's) can be trained; "
+                         f"no cached model at {out}")
     fit, _ = carve(index, data_root, recipe.every)
     search = LeafSearch(index, recipe.hard_depth)
     queries = [ex.query for ex in fit]
@@ -180,8 +190,8 @@ def open_leaf_index(data_root: str | Path, index_dir: str | Path, fine_tuned: bo
 
     With ``fine_tuned``: the index encoded by the fine-tuned encoder (built once under ``index_dir``); the
     encoder is trained first when ``train`` is set and it is not cached. Without a cached encoder (and no
-    ``train``) it warns and falls back to the frozen MiniLM's index (whose head is the shipped ``eb-leaves``),
-    so nothing breaks where setup did not train it."""
+    ``train``) it warns and uses the cached session-4 encoder (``loop=1``) if there is one, else the frozen
+    MiniLM's index (whose head is the shipped ``eb-leaves``), so nothing breaks where setup did not train it."""
     import warnings
 
     from graphhop.datasets.textqa import iter_worldtree
@@ -195,6 +205,11 @@ def open_leaf_index(data_root: str | Path, index_dir: str | Path, fine_tuned: bo
     if not fine_tuned:
         return base
     enc = leaf_encoder_dir(data_root, recipe)
+    older = leaf_encoder_dir(data_root, replace(recipe, loop=1))
+    if not train and not (enc / "graphhop_card.json").exists() and (older / "graphhop_card.json").exists():
+        warnings.warn(f"no leaf encoder for the current recipe at {enc}: using the cached session-4 encoder {older} "
+                      "(`graphhop train leaf-encoder` trains the current one)", stacklevel=2)
+        enc = older
     if not (enc / "graphhop_card.json").exists():
         if not train:
             warnings.warn(f"no fine-tuned leaf encoder at {enc} (run `graphhop train leaf-encoder` or `make eb-encoder`, "
