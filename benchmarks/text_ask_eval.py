@@ -33,16 +33,22 @@ def suite_index(folder: Path, out: Path):
 
 
 def walk_options(items: list[str]) -> dict[str, object]:
-    """``--walk key=value`` options as Python values (numbers and true/false parsed)."""
+    """``--walk key=value`` options as Python values (numbers and true/false parsed); a key must be a
+    :class:`~graphhop.read.walk.WalkReader` parameter."""
+    import inspect
     import json
 
     from graphhop.core import InputError
+    from graphhop.read.walk import WalkReader
 
+    known = set(inspect.signature(WalkReader).parameters) - {"search", "encoder", "relation_matcher"}
     out: dict[str, object] = {}
     for item in items:
         key, sep, value = item.partition("=")
         if not sep:
             raise InputError(f"--walk {item!r}: expected KEY=VALUE")
+        if key not in known:
+            raise InputError(f"--walk {item!r}: {key!r} is not a walk reader option ({', '.join(sorted(known))})")
         try:
             out[key] = json.loads(value)
         except json.JSONDecodeError:
@@ -78,6 +84,7 @@ def main() -> None:
     from graphhop.io import atomic_write_text
     from graphhop.pipeline.registry import build_pipeline
 
+    walk = walk_options(args.walk)  # bad keys fail before any work
     args.out.mkdir(parents=True, exist_ok=True)
     print("| set | method | n | right (all) | by type | by hops | s/question |")
     print("|---|---|---:|---:|---|---|---:|")
@@ -85,7 +92,7 @@ def main() -> None:
         questions, golds, qtypes = suite_task(folder)
         pipe = build_pipeline("grr" if args.grr else "text", suite_index(folder, args.out), hops=args.hops,
                               bgr_model=args.bgr_model, relation_matcher=args.relation_matcher,
-                              walk_options=walk_options(args.walk))
+                              walk_options=walk)
         system = ask_system(pipe, qtypes=qtypes if args.given_type else None, explain=True)
         table = Experiment([RIGHT], report=folder.name, title=f"{folder.name} {pipe.name}").run(
             {pipe.name: system}, questions, golds)
