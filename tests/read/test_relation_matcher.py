@@ -31,6 +31,14 @@ def test_matches_pairs_at_the_threshold_and_round_trips(tmp_path):
     assert back.threshold == 0.9 and back.card["note"] == "toy" and np.allclose(back.weight, np.eye(4))
     with pytest.raises(InputError, match="not a text relation matcher"):
         RelationMatcher.load(_KeyEncoder(), tmp_path)
+    RelationMatcher(2 * np.eye(4, dtype=np.float32), 0.5, None, {}).save(tmp_path / "m")  # one atomic dir, replaced
+    assert sorted(p.name for p in (tmp_path / "m").iterdir()) == ["card.json", "matcher.npz"]
+    assert RelationMatcher.load(None, tmp_path / "m").threshold == 0.5
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.txt").write_text("keep", encoding="utf-8")
+    with pytest.raises(InputError, match="refusing to replace"):
+        m.save(tmp_path / "other")
+    assert (tmp_path / "other" / "notes.txt").read_text(encoding="utf-8") == "keep"
 
 
 def test_builder_labels_and_carve_are_deterministic():

@@ -10,8 +10,8 @@ a label at cosine >= ``threshold``.
 ``W`` and ``threshold`` are trained by :mod:`graphhop.train.text_relation` on the shared train splits'
 facts verbalized by the dataset builder's templates (:class:`graphhop.datasets.d2t.TemplateDataToText`),
 paired with the questions asking for them; the threshold and the epoch were chosen on a carve of train
-whose *relations* are held out. Shipped in ``graphhop/weights/text-relation`` (``matcher.npz`` +
-``card.json``).
+whose *relations* are held out. Nothing is shipped (it was measured and not adopted: docs/RESULTS.md,
+issue 13); a trained matcher is a folder (``matcher.npz`` + ``card.json``) passed by path.
 """
 
 from __future__ import annotations
@@ -24,9 +24,7 @@ import numpy as np
 
 from graphhop.core import InputError
 
-__all__ = ["DEFAULT_WEIGHTS", "RelationMatcher"]
-
-DEFAULT_WEIGHTS = Path(__file__).resolve().parents[1] / "weights" / "text-relation"
+__all__ = ["RelationMatcher", "project"]
 
 
 class RelationMatcher:
@@ -43,9 +41,9 @@ class RelationMatcher:
         self._vecs: dict[str, np.ndarray] = {}
 
     @classmethod
-    def load(cls, encoder: Any, path: str | Path | None = None) -> "RelationMatcher":
-        """The shipped matcher (default) or a folder written by :meth:`save`."""
-        folder = Path(path) if path is not None else DEFAULT_WEIGHTS
+    def load(cls, encoder: Any, path: str | Path) -> "RelationMatcher":
+        """A matcher from a folder written by :meth:`save`."""
+        folder = Path(path)
         if not (folder / "matcher.npz").is_file() or not (folder / "card.json").is_file():
             raise InputError(f"{folder}: not a text relation matcher (needs matcher.npz and card.json; "
                              "`python -m graphhop.train.text_relation` writes one)")
@@ -55,15 +53,14 @@ class RelationMatcher:
         return cls(weight, card["threshold"], encoder, card)
 
     def save(self, folder: str | Path) -> None:
-        """Write ``matcher.npz`` (the map, float16) and ``card.json`` (threshold, how it was trained)."""
-        from graphhop.io import atomic_write_text
+        """Write ``matcher.npz`` (the map, float16) and ``card.json`` (threshold, how it was trained) together:
+        one atomic directory (an earlier matcher there is replaced, any other folder is refused)."""
+        from graphhop.io import atomic_dir
 
-        folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = folder / "matcher.tmp.npz"
-        np.savez_compressed(tmp, weight=self.weight.astype(np.float16))
-        tmp.replace(folder / "matcher.npz")
-        atomic_write_text(folder / "card.json", json.dumps({**self.card, "threshold": self.threshold}, indent=2))
+        with atomic_dir(folder, overwrite=True, replace_if=("card.json", "matcher.npz")) as tmp:
+            np.savez_compressed(tmp / "matcher.npz", weight=self.weight.astype(np.float16))
+            (tmp / "card.json").write_text(json.dumps({**self.card, "threshold": self.threshold}, indent=2),
+                                           encoding="utf-8")
 
     def vectors(self, texts: Sequence[str]) -> np.ndarray:
         """Mapped unit vectors of ``texts`` (MiniLM vectors cached per text)."""

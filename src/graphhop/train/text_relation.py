@@ -1,6 +1,8 @@
 """Train the text relation matcher (:mod:`graphhop.read.relation_matcher`) on verbalized builder facts.
 
-    python -m graphhop.train.text_relation --out src/graphhop/weights/text-relation [--data DIR]
+    python -m graphhop.train.text_relation --out runs/text-relation [--data DIR]
+
+Not shipped (measured, not adopted): the folder is passed to the walk reader by path (``--relation-matcher``).
 
 Pairs come from the train splits of PathQuestion (PQ/PQL 2H, 3H) and WorldCup2014 (P1, P2, C): every gold
 triple of a question is written the way the dataset builder writes evidence
@@ -24,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import random
 import re
+import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -268,6 +271,7 @@ def train_matcher(out: str | Path, root: str | Path | None = None, epochs: int =
                   seed: int = 0, side: str = "words", reg: float = 1.0, form: str = "full",
                   lr: float = 1e-3, natural: bool = False, log: Any = print) -> dict[str, Any]:
     """Choose the epoch and threshold on the held-out-relation carve, retrain on all pairs, save to ``out``."""
+    from graphhop.evaluation import cache_dir
     from graphhop.read.relation_matcher import RelationMatcher
 
     pairs = training_pairs(root, per_set=per_set, seed=seed, side=side)
@@ -278,7 +282,7 @@ def train_matcher(out: str | Path, root: str | Path | None = None, epochs: int =
     carve = [Pair(p.words, [lab for lab, r in zip(p.labels, p.relations) if held_out(r)],
                   [r for r in p.relations if held_out(r)], p.negatives) for p in carve]
     vec = _encode([t for p in pairs for t in (*p.words, *p.labels, *p.negatives)],
-                  Path.home() / ".cache" / "graphhop" / "text-relation")
+                  cache_dir() / "text-relation")
     log(f"pairs: {len(pairs)} questions ({len(fit_pairs)} fit, {len(carve)} carve), {len(vec)} texts encoded")
     dim = next(iter(vec.values())).shape[0]
     identity = carve_scores(carve, vec, np.eye(dim, dtype=np.float32))
@@ -295,7 +299,7 @@ def train_matcher(out: str | Path, root: str | Path | None = None, epochs: int =
     card = {"trained_on": list(TRAIN_SETS), "split": "train", "per_set": per_set, "seed": seed,
             "questions": len(pairs), "side": side, "natural": natural, "form": form, "reg": reg, "lr": lr, "epoch": best, "carve": "relations with md5 % 4 == 0 held out",
             "carve_identity": identity, "carve_by_epoch": by_epoch,
-            "command": "python -m graphhop.train.text_relation --out src/graphhop/weights/text-relation"}
+            "command": " ".join(["python -m graphhop.train.text_relation", *sys.argv[1:]])}
     matcher = RelationMatcher(weight, by_epoch[best]["threshold"], None, card)
     matcher.save(out)
     log(f"chose epoch {best}, threshold {matcher.threshold}; saved to {out}")
