@@ -33,17 +33,6 @@ def test_items_take_capped_positives_and_non_gold_negatives_seeded():
     assert reranker_items(golds, cands, recipe, np.random.default_rng(0)) == items
 
 
-def test_cut_set_keeps_the_best_then_those_above_the_threshold_within_depth_and_cap():
-    from graphhop.train.leaf_reranker import cut_set
-
-    scored = [("a", 0.3, 0, 0.9), ("b", 0.9, 1, 0.5), ("c", 0.7, 2, 0.5), ("d", 0.95, 5, 0.5), ("e", 0.6, 3, 0.1)]
-    assert cut_set(scored, 5, 0.5, 8) == ["b", "c", "e"]                  # "d" is below the depth
-    assert cut_set(scored, 10, 0.5, 2) == ["d", "b"]
-    assert cut_set(scored, 3, 0.99, 4) == ["b"]                           # the best one is always kept
-    assert cut_set(scored, 5, 0.55, 8, mix=0.5) == ["b", "a", "c"]        # fused: a .6, b .7, c .6, e .35
-    assert cut_set([], 3, 0.5, 4) == []
-
-
 def test_choose_set_picks_the_rule_with_the_best_carve_f1():
     from graphhop.train.leaf_reranker import CAPS, DEPTHS, MIXES, THRESHOLDS, choose_set
     from graphhop.train.leaves import LeafExample

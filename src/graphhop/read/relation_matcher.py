@@ -24,7 +24,7 @@ import numpy as np
 
 from graphhop.core import InputError
 
-__all__ = ["RelationMatcher", "project"]
+__all__ = ["RelationMatcher", "project", "statement"]
 
 
 class RelationMatcher:
@@ -84,6 +84,11 @@ class RelationMatcher:
             return set()
         sims = self.similarity(words, labels)
         return {(words[i], labels[j]) for i, j in zip(*np.nonzero(sims >= self.threshold))}
+
+
+def statement(label: str) -> str:
+    """An edge label read as a statement between two masked mentions: ``x was born in y``."""
+    return f"x {label} y"
 
 
 def project(vectors: np.ndarray, weight: np.ndarray) -> np.ndarray:

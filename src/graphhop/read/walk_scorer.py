@@ -129,7 +129,7 @@ class ChainScorer:
     def relation_fit(self, ctx: QuestionContext, chains: Sequence[Sequence[Any]]) -> np.ndarray:
         """Mean over a chain's edges of the matcher's cosine between the masked question and the edge read as
         ``x <label> y`` (:mod:`graphhop.read.relation_matcher`)."""
-        from graphhop.train.text_relation import statement
+        from graphhop.read.relation_matcher import statement
 
         labels = list(dict.fromkeys(statement(e.label) for c in chains for e in c))
         sims = dict(zip(labels, self.relations.similarity([ctx.masked], labels)[0])) if labels else {}

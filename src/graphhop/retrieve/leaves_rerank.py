@@ -5,7 +5,7 @@ the query: the fine-tuned leaf encoder's index where it is cached), scores each 
 with the cross-encoder of :mod:`graphhop.train.leaf_reranker` (probability = sigmoid of its logit) and
 keeps the best sentence by ``mix * probability + (1 - mix) * first-stage cosine``, then the next ones while
 that score is at least ``threshold``, ``max_leaves`` at most. The rule (depth, mix, threshold, cap) is chosen on the selection carve of train
-(:func:`graphhop.train.leaf_reranker.choose_set`) and stored beside the model, one file per index encoder.
+(:func:`graphhop.train.leaf_reranker.choose_set` over :func:`cut_set`) and stored beside the model, one file per index encoder.
 """
 
 from __future__ import annotations
@@ -18,10 +18,27 @@ from typing import Any, Sequence
 
 from graphhop.core import Hit, InputError, Ranking, Stage
 
-__all__ = ["LeafReranker", "selection_path", "load_selection", "DEFAULT_RULE"]
+__all__ = ["LeafReranker", "selection_path", "load_selection", "fuse", "cut_set", "DEFAULT_RULE"]
 
 #: The rule used where none was chosen for the index's encoder (warned about).
 DEFAULT_RULE = {"depth": 20, "threshold": 0.5, "max_leaves": 5, "mix": 1.0}
+
+
+def fuse(scored: Sequence[tuple[str, float, int, float]], mix: float = 1.0,
+         depth: int | None = None) -> list[tuple[str, float, int]]:
+    """``(id, score, first-stage rank)`` best first, from ``(id, probability, first-stage rank, first-stage score)``
+    of the first ``depth`` (all by default): score = ``mix * probability + (1 - mix) * first-stage score``, ties
+    by the first-stage rank."""
+    return sorted(((s[0], mix * s[1] + (1 - mix) * s[3], s[2]) for s in scored if depth is None or s[2] < depth),
+                  key=lambda s: (-s[1], s[2]))
+
+
+def cut_set(scored: Sequence[tuple[str, float, int, float]], depth: int, threshold: float, cap: int,
+            mix: float = 1.0) -> list[str]:
+    """The leaf set: among the first ``depth`` of the first stage, by the :func:`fuse` score, the best one, then
+    the next ones while that score is at least ``threshold``, ``cap`` at most."""
+    ranked = fuse(scored, mix, depth)
+    return [s[0] for s in ranked[:1]] + [s[0] for s in ranked[1:cap] if s[1] >= threshold]
 
 
 def selection_path(model_dir: str | Path, index: Any) -> Path:
@@ -90,13 +107,11 @@ class LeafReranker(Stage):
     def select(self, queries: Sequence[str]) -> list[tuple[list[Hit], Ranking]]:
         """Per query: (the leaf set, the ranking: the top ``depth`` reranked, then the first stage's next hits
         up to ``tail`` with score 0), best first, scores = probabilities."""
-        from graphhop.train.leaf_reranker import cut_set
-
         queries = list(queries)
         rankings = self.first_stage(queries)
         out = []
         for scored, first in zip(self.score(queries, self.depth, rankings), rankings):
-            fused = sorted(((d, self.mix * p + (1 - self.mix) * c, k) for d, p, k, c in scored), key=lambda s: (-s[1], s[2]))
+            fused = fuse(scored, self.mix)
             ranking = [Hit(d, p) for d, p, _ in fused] + [Hit(h.id, 0.0) for h in first[self.depth:]]
             chosen = set(cut_set(scored, self.depth, self.threshold, self.max_leaves, self.mix))
             out.append(([h for h in ranking if h.id in chosen], ranking))

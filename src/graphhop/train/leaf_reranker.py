@@ -32,9 +32,10 @@ from typing import Any, Sequence
 import numpy as np
 
 from graphhop.core import InputError
+from graphhop.retrieve.leaves_rerank import cut_set
 
 __all__ = ["RerankerRecipe", "reranker_items", "train_leaf_reranker", "leaf_reranker_dir", "ensure_leaf_reranker",
-           "cut_set", "choose_set", "choose_rule", "DEPTHS", "MIXES", "THRESHOLDS", "CAPS"]
+           "choose_set", "choose_rule", "DEPTHS", "MIXES", "THRESHOLDS", "CAPS"]
 
 
 @dataclass(frozen=True)
@@ -154,20 +155,11 @@ THRESHOLDS = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
 CAPS = (2, 3, 4, 5, 6, 8)
 
 
-def cut_set(scored: Sequence[tuple[str, float, int, float]], depth: int, threshold: float, cap: int,
-            mix: float = 1.0) -> list[str]:
-    """The leaf set from ``(id, probability, first-stage rank, first-stage score)``: among the first ``depth`` of
-    the first stage, by ``mix * probability + (1 - mix) * first-stage score``, the best one, then the next ones
-    while that score is at least ``threshold``, ``cap`` at most."""
-    ranked = sorted(((s[0], mix * s[1] + (1 - mix) * s[3], s[2]) for s in scored if s[2] < depth),
-                    key=lambda s: (-s[1], s[2]))
-    return [s[0] for s in ranked[:1]] + [s[0] for s in ranked[1:cap] if s[1] >= threshold]
-
-
 def choose_set(scored: Sequence[Sequence[tuple[str, float, int, float]]],
                examples: Sequence[Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The (depth, mix, threshold, cap) of :func:`cut_set` with the best mean leaf-set F1 on ``examples`` (the
-    carve; ties: the smaller depth and cap, the larger mix and threshold); also the whole grid."""
+    """The (depth, mix, threshold, cap) of :func:`~graphhop.retrieve.leaves_rerank.cut_set` with the best mean
+    leaf-set F1 on ``examples`` (the carve; ties: the smaller depth and cap, the larger mix and threshold); also
+    the whole grid."""
     from graphhop.train.leaves import leaf_f1
 
     grid = []

@@ -16,7 +16,7 @@ question's other gold relations masked), plus ``reg`` times ``|W - I|^2`` so wor
 
 Selection: relations whose md5 is 0 mod 4 are held out; a model trained on the other questions is scored on
 held-out relations' pairs (a gold label vs the labels of other relations of the same head in the KB):
-the epoch and the match threshold (best F1) are chosen there, then the shipped map is retrained on all
+the epoch and the match threshold (best F1) are chosen there, then the map is retrained on all
 pairs for that many epochs. The identity map (plain MiniLM cosine) is scored on the same carve for
 comparison; both go into ``card.json``.
 """
@@ -33,6 +33,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
+
+from graphhop.read.relation_matcher import statement
 
 __all__ = ["TRAIN_SETS", "Pair", "training_pairs", "fit_map", "carve_scores", "train_matcher"]
 
@@ -72,11 +74,6 @@ def _label(d2t: Any, head_facts: Sequence[tuple[str, str, str]], gold: tuple[str
     parts = before + [pre.strip()]
     text = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
     return " ".join(text.lower().split()) or " ".join(post.lower().split())
-
-
-def statement(label: str) -> str:
-    """An edge label read as a statement between two masked mentions: ``x was born in y``."""
-    return f"x {label} y"
 
 
 def _kb_by_head(path: Path) -> dict[str, list[tuple[str, str, str]]]:
