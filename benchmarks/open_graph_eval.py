@@ -112,23 +112,18 @@ def select_here(model: Any, card: dict, args: argparse.Namespace, cands: Any, by
 def fit_relation(model: Any, card: dict, args: argparse.Namespace, cands: Any, by_text: dict[str, str], cache: Any) -> Any:
     """``(RelationWords, RelationHead)``: loaded from ``--relation PATH``, or fitted (``--relation fit``) on
     ``--relation-n`` carve questions' teacher-forced open prefixes (k = the largest of ``--select-ks``)."""
-    from graphhop.eval.bgr_bench import relabel_gold
     from graphhop.retrieve.bgr_relation import RelationHead, RelationWords
     from graphhop.train.bgr_open import carve_examples
-    from graphhop.train.bgr_relation import fit_relation_head, prefix_steps, training_table
+    from graphhop.train.bgr_relation import fit_on_carve
 
     words = RelationWords(cands.search.mentions, cands.search.encoder)
     if args.relation != "fit":
         head = RelationHead.load(Path(args.relation))
         words.table = head.table
         return words, head
-    words.table = training_table(args.data_dir, card, words)
-    k = cands.k
     carve = carve_examples(args.data_dir, card, args.relation_n, cache)
-    steps = [s for ex in carve for s in prefix_steps(model, ex, relabel_gold(ex, by_text)[0], cands, words, k)]
-    head = fit_relation_head(steps, fitted_on=f"{args.data_dir.name} train carve, {len(carve)} q, k {k}")
-    head.table = words.table
-    head.save(args.out / "relation.json")
+    head, _ = fit_on_carve(model, carve, by_text, cands, words, args.data_dir, card, args.out / "relation.json",
+                           f"{args.data_dir.name} train carve, {len(carve)} q, k {cands.k}")
     print(f"# relation head fitted on {len(carve)} carve questions: forward {[round(w, 3) for w in head.forward]} "
           f"backward {[round(w, 3) for w in head.backward]}", flush=True)
     return words, head

@@ -20,6 +20,21 @@ import json
 from pathlib import Path
 
 
+def settings_file(path: Path) -> dict:
+    """The open settings of an ``open_graph_eval.py`` results.json (``meta.open_settings``); one line if absent."""
+    from graphhop.core import InputError
+
+    try:
+        settings = json.loads(path.read_text(encoding="utf-8"))["meta"]["open_settings"]
+    except OSError as exc:
+        raise InputError(f"--settings {path}: cannot read it ({exc.strerror})") from None
+    except (ValueError, KeyError, TypeError):
+        raise InputError(f"--settings {path}: not an open_graph_eval.py results.json (no meta.open_settings)") from None
+    if not isinstance(settings, dict):
+        raise InputError(f"--settings {path}: meta.open_settings is not an object")
+    return settings
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data-dir", type=Path, required=True)
@@ -38,7 +53,6 @@ def main() -> None:
     args = ap.parse_args()
     from graphhop.core import InputError
     from graphhop.datasets.builder import read_records
-    from graphhop.eval.bgr_bench import relabel_gold
     from graphhop.eval.bgr_open_diag import DIAG_COLUMNS, step_table
     from graphhop.eval.experiment import stride_sample
     from graphhop.io import atomic_write_text
@@ -48,11 +62,15 @@ def main() -> None:
     from graphhop.retrieve.graphhop import load_model
     from graphhop.train.bgr_data import EmbeddingCache, load_examples
     from graphhop.train.bgr_open import builder_db, carve_examples, mention_search
-    from graphhop.train.bgr_relation import fit_relation_head, prefix_steps, training_table
+    from graphhop.train.bgr_relation import fit_on_carve, open_steps
 
     set_threads(1)
     if args.fit_relation and args.split != "carve":
         raise InputError("--fit-relation fits on the selection carve: use --split carve")
+    if args.fit_relation and args.relation:
+        raise InputError("--fit-relation or --relation, not both")
+    given = settings_file(args.settings) if args.settings else None
+    loaded = RelationHead.load(args.relation) if args.relation else None
     args.out.mkdir(parents=True, exist_ok=True)
     recs = [r for s in ("train", "dev", "test") if (args.data_dir / f"{s}.jsonl").exists() for r in read_records(args.data_dir / f"{s}.jsonl")]
     model, card = load_model(args.model)
@@ -61,23 +79,18 @@ def main() -> None:
     emb = EmbeddingCache(args.cache or args.out / "cache", None, backend=backend)
     examples = (carve_examples(args.data_dir, card, args.limit, emb) if args.split == "carve"
                 else load_examples(stride_sample(list(read_records(args.data_dir / "dev.jsonl")), args.limit), emb))
-    settings = OpenSettings.from_card(card, model.cfg)
-    if args.settings:
-        settings = OpenSettings(**json.loads(args.settings.read_text())["meta"]["open_settings"])
+    settings = OpenSettings(**given) if given is not None else OpenSettings.from_card(card, model.cfg)
     k = args.k or settings.k
     search = mention_search(index, recs, args.db_dir, max(20, k), args.links, args.max_df)
-    if args.fit_relation and args.relation:
-        raise InputError("--fit-relation or --relation, not both")
     cache, words = CandidateCache(search, k), RelationWords(search.mentions, search.encoder)
-    loaded = RelationHead.load(args.relation) if args.relation else None
-    words.table = loaded.table if loaded else training_table(args.data_dir, card, words) if args.fit_relation else {}
-    steps = [s for ex in examples for s in prefix_steps(model, ex, relabel_gold(ex, by_text)[0], cache, words, k)]
     heads = {"matcher": None}
     if args.fit_relation:
-        head = fit_relation_head(steps, fitted_on=f"{args.data_dir.name} carve, {len(examples)} q")
-        head.table = words.table
-        head.save(args.out / "relation.json")
+        head, steps = fit_on_carve(model, examples, by_text, cache, words, args.data_dir, card, args.out / "relation.json",
+                                   f"{args.data_dir.name} carve, {len(examples)} q")
         heads["relation (fitted here)"] = head
+    else:
+        words.table = loaded.table if loaded else {}
+        steps = open_steps(model, examples, by_text, cache, words)
     if loaded:
         heads[f"relation ({args.relation})"] = loaded
     tables = {name: step_table(steps, settings, head) for name, head in heads.items()}

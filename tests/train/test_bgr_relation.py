@@ -64,8 +64,12 @@ def test_fit_relation_head_learns_a_feature_that_separates_gold():
     assert head.backward == [1.0, 0.0] + [0.0] * 11                     # no backward steps: the matcher alone
     from graphhop.core import InputError
 
-    with pytest.raises(InputError):
+    with pytest.raises(InputError, match="one direction at least"):
         fit_relation_head([PrefixStep("forward", 1, ["a"], np.zeros(1), np.zeros((1, 11)), np.array([False]), True, frozenset(), 0)])
+    # no single step holds gold and non-gold, but the forward direction does: it is fitted, not rejected
+    pure = [PrefixStep("forward", 1, ["a", "b"], np.full(2, 2.0 if y else -1.0), np.zeros((2, 11)), np.array([y, y]), False,
+                       frozenset("ab" if y else ""), 0) for y in (True, False)]
+    assert fit_relation_head(pure).forward[0] > 0
 
 
 def test_step_table_counts_candidate_ranking_and_stop_losses():

@@ -29,7 +29,7 @@ from graphhop.retrieve.graphhop import CandidatePool, DirectionResult, _graph_fr
 from graphhop.train.bgr import backward_targets, forward_targets
 from graphhop.train.bgr_data import BGRExample
 
-__all__ = ["builder_db", "carve_examples", "mention_search", "open_search", "open_example", "open_examples", "select_open", "train_bgr_open"]
+__all__ = ["card_carve", "builder_db", "carve_examples", "mention_search", "open_search", "open_example", "open_examples", "select_open", "train_bgr_open"]
 
 
 LINKS = ("mentions", "mentions-only", "proper", "none")
@@ -96,16 +96,22 @@ def carve_examples(data_dir: Path, card: dict[str, Any], n: int, emb: Any) -> li
     closed settings on (``graphhop train bgr``'s carve: every 10th chain group, up to its ``dev_limit``
     questions): the model never trained on them, and dev and test stay for reporting."""
     from graphhop.core import InputError
-    from graphhop.datasets.builder import read_records
-    from graphhop.datasets.splits import carve_selection
     from graphhop.eval.experiment import stride_sample
     from graphhop.train.bgr_data import load_examples
 
     if card.get("select_split") != "train-carve":
         raise InputError("this model chose its settings on dev, not on a train carve: choose on dev, report on test")
+    return load_examples(stride_sample(card_carve(data_dir, card)[0], n), emb)
+
+
+def card_carve(data_dir: str | Path, card: dict[str, Any]) -> tuple[list[dict], list[dict]]:
+    """``(carve, rest)`` of ``data_dir``'s train records as ``graphhop train bgr`` split them for the model of
+    ``card``: every 10th chain group, up to its ``dev_limit`` questions, is the carve; the rest it trained on."""
+    from graphhop.datasets.builder import read_records
+    from graphhop.datasets.splits import carve_selection
+
     limit = int(card.get("train_config", {}).get("dev_limit") or 0) or None
-    carve = carve_selection(list(read_records(Path(data_dir) / "train.jsonl")), every=10, limit=limit)[0]
-    return load_examples(stride_sample(carve, n), emb)
+    return carve_selection(list(read_records(Path(data_dir) / "train.jsonl")), every=10, limit=limit)
 
 
 def _prefixes(gold: EvidenceGraph, limit: int) -> list[tuple[str, ...]]:

@@ -24,7 +24,7 @@ from graphhop.retrieve.bgr_relation import RelationHead, RelationWords
 from graphhop.train.bgr import QUESTION_TOKEN, backward_targets, forward_targets
 from graphhop.train.bgr_data import BGRExample
 
-__all__ = ["PrefixStep", "prefix_steps", "fit_relation_head", "training_table"]
+__all__ = ["PrefixStep", "prefix_steps", "open_steps", "fit_relation_head", "fit_on_carve", "training_table"]
 
 
 @dataclass
@@ -82,7 +82,7 @@ def fit_relation_head(steps: Sequence[PrefixStep], C: float = 1.0, fitted_on: st
     direction without both gold and non-gold candidates keeps the matcher alone."""
     from sklearn.linear_model import LogisticRegression
 
-    head = RelationHead(fitted_on=fitted_on)
+    head, fitted = RelationHead(fitted_on=fitted_on), 0
     for d in ("forward", "backward"):
         mine = [s for s in steps if s.direction == d]
         y = np.concatenate([s.labels for s in mine]).astype(int) if mine else np.zeros(0, dtype=int)
@@ -92,23 +92,44 @@ def fit_relation_head(steps: Sequence[PrefixStep], C: float = 1.0, fitted_on: st
         reg = LogisticRegression(C=C, max_iter=1000).fit(x, y)
         coef = reg.coef_[0]
         setattr(head, d, [float(coef[0]), float(reg.intercept_[0]), *map(float, coef[1:])])
-    if not any(s.labels.any() and not s.labels.all() for s in steps):
+        fitted += 1
+    if not fitted:
         from graphhop.core import InputError
 
-        raise InputError("fitting the relation head needs gold and non-gold candidates")
+        raise InputError("fitting the relation head needs gold and non-gold candidates in one direction at least")
     return head
+
+
+def open_steps(model: BGRModel, examples: Sequence[BGRExample], by_text: dict[str, str], cands: CandidateCache,
+               words: RelationWords) -> list[PrefixStep]:
+    """:func:`prefix_steps` of every example (its gold relabelled to DB ids), ``cands.k`` candidates a step."""
+    from graphhop.eval.bgr_bench import relabel_gold
+
+    return [s for ex in examples for s in prefix_steps(model, ex, relabel_gold(ex, by_text)[0], cands, words, cands.k)]
+
+
+def fit_on_carve(model: BGRModel, examples: Sequence[BGRExample], by_text: dict[str, str], cands: CandidateCache,
+                 words: RelationWords, data_dir: Path, card: dict[str, Any], out: Path,
+                 fitted_on: str) -> tuple[RelationHead, list[PrefixStep]]:
+    """The relation head fitted on ``examples`` (the selection carve's questions): the word table counted on the
+    questions the model trained on (:func:`training_table`, set on ``words``), the open prefix steps, the fit;
+    saved to ``out`` (``relation.json``) with its table. Also gives the steps."""
+    words.table = training_table(data_dir, card, words)
+    steps = open_steps(model, examples, by_text, cands, words)
+    head = fit_relation_head(steps, fitted_on=fitted_on)
+    head.table = words.table
+    head.save(out)
+    return head, steps
 
 
 def training_table(data_dir: Path, card: dict[str, Any], words: RelationWords) -> dict[str, dict[str, float]]:
     """The word association (:func:`~graphhop.retrieve.bgr_relation.association_table`) counted on the
     training questions of ``data_dir`` the model may train on (train minus its selection carve): each
     question's relation words vs its gold sentences' relation words."""
-    from graphhop.datasets.builder import read_records
-    from graphhop.datasets.splits import carve_selection
     from graphhop.kb.verbalize import normalize_question
     from graphhop.retrieve.bgr_relation import association_table
+    from graphhop.train.bgr_open import card_carve
 
-    limit = int(card.get("train_config", {}).get("dev_limit") or 0) or None
-    rest = carve_selection(list(read_records(Path(data_dir) / "train.jsonl")), every=10, limit=limit)[1]
+    rest = card_carve(data_dir, card)[1]
     return association_table((words.words(normalize_question(r["question"])),
                               [w for e in r["evidence"] if e.get("gold") for w in words.words(e["text"])]) for r in rest)

@@ -1,0 +1,39 @@
+"""``benchmarks/open_step_diag.py``: bad arguments fail in one line before any DB is built."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from graphhop.core import InputError
+
+_SPEC = importlib.util.spec_from_file_location("open_step_diag", Path(__file__).resolve().parents[2] / "benchmarks" / "open_step_diag.py")
+diag = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(diag)
+
+
+def test_settings_file_needs_meta_open_settings(tmp_path):
+    good = tmp_path / "results.json"
+    good.write_text(json.dumps({"meta": {"open_settings": {"k": 7}}}), encoding="utf-8")
+    assert diag.settings_file(good) == {"k": 7}
+    bad = tmp_path / "other.json"
+    bad.write_text(json.dumps({"meta": {"n": 3}}), encoding="utf-8")
+    with pytest.raises(InputError, match="no meta.open_settings"):
+        diag.settings_file(bad)
+    with pytest.raises(InputError, match="cannot read it"):
+        diag.settings_file(tmp_path / "missing.json")
+
+
+@pytest.mark.parametrize("extra, message", [(["--fit-relation", "--relation", "r.json"], "not both"),
+                                            (["--settings", "nope.json"], "cannot read it")])
+def test_argument_conflicts_fail_before_the_db_is_built(tmp_path, monkeypatch, extra, message):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "argv", ["open_step_diag.py", "--data-dir", "data", "--model", "model", "--db-dir", "db",
+                                      "--out", "out", *extra])
+    with pytest.raises(InputError, match=message):
+        diag.main()
+    assert not (tmp_path / "db").exists() and not (tmp_path / "out").exists()
