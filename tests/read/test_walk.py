@@ -192,3 +192,11 @@ def test_the_clear_winner_weighs_the_answer_type():
     assert reader._clear_winner(states, scores, close)[0] > reader.threshold
     even = dict.fromkeys(fits, 0.2)
     assert reader._clear_winner(states, [0.23, 0.21, 0.0], even) == [0.23, 0.21, 0.0]  # no clear lead: none lifted
+
+
+def test_a_relation_matcher_without_an_encoder_is_warned_about_not_silently_dropped(tmp_path):
+    import pytest
+
+    with pytest.warns(UserWarning, match="relation matcher .* ignored"):
+        reader = WalkReader(_Search(DOCS), relation_matcher=tmp_path / "m")
+    assert reader.relations is None

@@ -11,7 +11,7 @@ import sys
 
 import typer
 
-from graphhop.cli.common import err, print_table
+from graphhop.cli.common import print_table
 from graphhop.cli.errors import run
 
 __all__ = ["app", "main", "run", "print_table", "MODULES"]

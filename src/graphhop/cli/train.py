@@ -14,7 +14,7 @@ from graphhop.core import InputError
 from graphhop.eval.golden import DEFAULT_INDEX_DIR
 
 __all__ = ["train_retriever", "train_reranker", "train_query_generator", "train_bgr", "train_reader", "train_leaves", "train_leaf_encoder",
-           "train_leaf_reranker",            "register"]
+           "train_leaf_reranker", "register"]
 
 
 def register(app: typer.Typer) -> None:

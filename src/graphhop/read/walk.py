@@ -79,6 +79,11 @@ class WalkReader:
             from graphhop.read.relation_matcher import RelationMatcher
 
             self.relations = RelationMatcher.load(self.encoder, relation_matcher)
+        elif relation_matcher is not None:
+            import warnings
+
+            warnings.warn(f"relation matcher {relation_matcher} ignored: the index's encoder has no encode() "
+                          "(a BM25-only index?)", stacklevel=2)
         by_chain = self.relations is not None and self.relations.card.get("side") == "question"
         self.matcher: Any = None
         if matcher and hasattr(self.encoder, "encode"):

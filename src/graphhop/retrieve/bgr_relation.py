@@ -41,7 +41,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["RELATION_FEATURES", "RelationHead", "RelationWords", "association_table"]
+__all__ = ["RELATION_FEATURES", "FUNCTION_WORDS", "RelationHead", "RelationWords", "association_table"]
 
 #: Names of :meth:`RelationWords.features`' columns.
 RELATION_FEATURES = ("any", "left", "used", "assoc", "assoc_left", "next", "assoc_next", "link", "link_left",
