@@ -129,3 +129,31 @@ def test_noun_role_by_a_relation_the_noun_names() -> None:
     assert typer.noun_role("publisher", [ids["Tide"]]) == -1
     assert typer.noun_role("publisher", [ids["Bravno"]]) == 0
     assert typer.noun_role("city", [ids["Bravno"]]) is None
+
+
+def test_retype_walks_a_repeated_relation_on_and_keeps_the_ends_of_the_asked_type() -> None:
+    """"which hospitals are located in Lorvia": ``^located in`` reaches the towns; walking ``^located in`` again
+    is no unasked hop (no hop penalty) and reaches the hospitals *and* a college, of which only the ends that
+    fit ``hospital`` (roles and names) are kept, and :meth:`KGQA.answers` keeps to them."""
+    from graphhop.core import Fact
+    from graphhop.kb.store import KGStore
+    from graphhop.kgqa.end_type import EndTyper
+    from graphhop.kgqa.paths import RelPath
+
+    facts = [Fact("tenby", "located in", "lorvia"), Fact("tolk", "located in", "lorvia"),
+             Fact("harbor hospital", "located in", "tenby"), Fact("hill hospital", "located in", "tolk"),
+             Fact("upton college", "located in", "tenby"), Fact("harbor hospital", "head", "dr ames"),
+             Fact("hill hospital", "head", "dr bole")]
+    store = KGStore.from_facts(facts)
+    typer = EndTyper(_Words(), store, desc_weight=0.0)
+    ids = {n: i for i, n in enumerate(store.entities)}
+    towns = np.asarray(sorted([ids["tenby"], ids["tolk"]]))
+    base = RelPath(((store.relation_id["located in"], False),), [np.asarray([ids["lorvia"]]), towns])
+    got = retype(typer, base, "hospital", max_hops=3, numeric=lambda p: False)
+    assert got.path.steps == base.steps * 2 and got.path.extra.get("narrowed")
+    assert sorted(store.entities[e] for e in got.path.ends) == ["harbor hospital", "hill hospital"]
+
+    from graphhop.kgqa.pipeline import KGQA
+
+    answers = KGQA.answers(type("K", (), {"store": store, "answer_order": "name"})(), got.path)
+    assert sorted(store.entities[e] for e in answers) == ["harbor hospital", "hill hospital"]

@@ -204,6 +204,16 @@ class EndTyper:
         ids = list(ends)[: self.sample]
         return float(np.mean([self.entity_fit(noun, e) for e in ids])) if ids else 0.0
 
+    def name_fit(self, noun: str, ends: Sequence[int]) -> float:
+        """Mean MiniLM cosine between ``a <noun>`` and the names of (the first ``sample`` of) the end entities
+        (``St. Alder Hospital`` .67 for ``hospital``, the city ``Kesh`` .22): the evidence left when two end
+        sets play the same roles (both are ``located in`` something; :func:`retype`'s repeated relation)."""
+        ids = list(ends)[: self.sample]
+        if not ids:
+            return 0.0
+        names = [self.store.entities[e].replace("_", " ") for e in ids]
+        return float(np.mean(self.scorer.word_vectors(names) @ self.scorer.word_vectors([f"a {noun}"])[0]))
+
 
 @dataclass
 class Retyped:
@@ -241,6 +251,16 @@ WINDOW = 2
 SCHEMA_WEIGHT = 1.0
 
 
+def _repeats(path: RelPath, cand: RelPath) -> bool:
+    """Whether ``cand`` continues ``path`` only by walking its last signed relation again (``^located in →
+    ^located in``: "how many **stations** are located in X" counts what is located in X's cities). Such a
+    move asks no relation the question does not name, so :func:`retype` charges it no hop penalty; and since
+    both end sets play the same role (located in something), it compares them by their names as well
+    (:meth:`EndTyper.name_fit`). Chosen on the selection KBs (rw16, hs16)."""
+    n = len(path.steps)
+    return n > 0 and len(cand.steps) > n and cand.steps[:n] == path.steps and all(s == path.steps[-1] for s in cand.steps[n:])
+
+
 def retype(typer: EndTyper, path: RelPath, noun: str | None, max_hops: int, extra: int | None = None,
            hop_penalty: float = 0.08, margin: float = 0.08,
            numeric: Callable[[RelPath], bool] | None = None, rivals: Sequence[tuple[RelPath, int]] = ()) -> Retyped:
@@ -276,10 +296,30 @@ def retype(typer: EndTyper, path: RelPath, noun: str | None, max_hops: int, extr
             continue  # from a value only to the noun's own relation ("what currency ...": not ``year formed``)
         fit = typer.fit(noun, cand.ends.tolist())
         adj = fit - hop_penalty * hops
+        if _repeats(path, cand):  # the same relation walked on: no unasked hop, and the names tell the ends apart
+            adj = fit + typer.name_fit(noun, cand.ends.tolist()) - typer.name_fit(noun, path.ends.tolist())
         # a longer move must beat the best shorter one by the margin too (the nearest end of the type)
         extra_margin = margin if best is not path and hops > moved else 0.0
         if adj > best_adj + extra_margin + 1e-9:
             best, best_adj, best_fit, moved = cand, adj, fit, hops
     if best is path or best_adj - base < margin:
         return Retyped(path, noun, 0, base, base)
+    if _repeats(path, best):
+        best = _narrowed(typer, noun, path, best)
     return Retyped(best, noun, moved, base, best_fit)
+
+
+def _narrowed(typer: EndTyper, noun: str, path: RelPath, moved: RelPath) -> RelPath:
+    """``moved`` (a :func:`_repeats` move) with only the ends that fit ``noun`` nearer the best-fitting end than
+    the ends moved away from (by :meth:`EndTyper.entity_fit` + :meth:`EndTyper.name_fit`): what is located in
+    X's cities holds the hospitals *and* the university; "how many hospitals" counts the former. Marked
+    ``extra["narrowed"]`` so that :meth:`~graphhop.kgqa.pipeline.KGQA.answers` keeps to these ends."""
+    score = lambda ids: typer.fit(noun, ids) + typer.name_fit(noun, ids)  # noqa: E731
+    ends = moved.ends.tolist()
+    each = [score([e]) for e in ends]
+    cut = (max(each) + score(path.ends.tolist())) / 2
+    keep = [e for e, v in zip(ends, each) if v >= cut]
+    if not keep or len(keep) == len(ends):
+        return moved
+    layers = moved.layers[:-1] + [np.asarray(keep, dtype=moved.ends.dtype)]
+    return RelPath(moved.steps, layers, score=moved.score, extra={**moved.extra, "narrowed": True})

@@ -221,6 +221,9 @@ class KGQA:
         rel, fwd = path.steps[-1]
         _, reached = self.store.step(path.layers[-2], rel, fwd)
         ids, counts = np.unique(reached, return_counts=True)
+        if path.extra.get("narrowed"):  # answer typing kept only the ends of the asked type (end_type._narrowed)
+            inside = np.isin(ids, path.layers[-1])
+            ids, counts = ids[inside], counts[inside]
         names, by_degree = self.store.entities, self.answer_order == "degree"
         order = sorted(zip(ids.tolist(), counts.tolist()),
                        key=lambda ic: (-ic[1], -self.store.degree(ic[0]) if by_degree else 0, names[ic[0]]))
