@@ -82,7 +82,10 @@ def covering(kgqa: Any, reading: Any, text: str | None = None, paths: Sequence[A
     probability is at least ``kgqa.cover`` x the best one's and that take no more unnamed relations than the
     best path (a move adds named relations, never unasked ones: ``capital → lies on → flows through`` names
     more of "cities that lie on rivers that flow through X" than ``^flows through`` but walks through an
-    unasked capital); among those naming the most, then naming the type's words, the scorer's best wins.
+    unasked capital); among those naming the most, then naming the type's words, then naming every asked relation
+    and nothing else, the scorer's best wins. Such an *exact* chain (two asked relations or more, no unnamed one)
+    is a candidate at any probability ("which doctors work at hospitals located in X": ``^located in → ^located in
+    → ^works at`` scores e^-25 below the shortcut ``capital → located in``; chosen on hs12, kgc12).
     The moved path keeps the best path's probability (the threshold judges whether the KB answers at all),
     and the trace says what moved."""
     ratio = float(getattr(kgqa, "cover", 0.0))
@@ -97,11 +100,15 @@ def covering(kgqa: Any, reading: Any, text: str | None = None, paths: Sequence[A
     floor, best = ratio * prob[id(cands[0])], cands[0]
     named = asked + [w for w in typed if w not in asked]
     extra = words.unnamed(named, best.steps)
-    counted = [(words.covered(asked, p.steps), words.covered(typed, p.steps), -i, p) for i, p in enumerate(cands)
-               if prob[id(p)] >= floor and words.unnamed(named, p.steps) <= extra]
+
+    def exact(p: RelPath) -> bool:  # every asked relation (two or more) and no other
+        return len(asked) >= 2 and words.covered(asked, p.steps) == len(asked) and not words.unnamed(named, p.steps)
+
+    counted = [(words.covered(asked, p.steps), words.covered(typed, p.steps), exact(p), -i, p) for i, p in enumerate(cands)
+               if (prob[id(p)] >= floor and words.unnamed(named, p.steps) <= extra) or exact(p)]
     if words.covered(asked, best.steps) >= max(c[0] for c in counted):
         return reading, {}
-    chosen = max(counted, key=lambda c: c[:3])[3]
+    chosen = max(counted, key=lambda c: c[:4])[4]
     trace = {"coverage": {"asked": asked, "scorer_path": kgqa.describe(reading, cands[0])["relation_path"],
                           "scorer_prob": round(prob[id(cands[0])], 4), "prob": round(prob[id(chosen)], 4)}}
     rest = [(p, prob[id(p)]) for p in reading.paths if p is not chosen and p is not cands[0]]
