@@ -142,6 +142,7 @@ class EndTyper:
         self._desc: dict[int, np.ndarray] = {}
         self.schema = SchemaNouns(scorer, store)
         self._named: dict[str, tuple[set[int], set[int]]] = {}
+        self._words: Any = None  # the KB's RelationWords, built on first use
 
     def noun_role(self, noun: str, ends: Sequence[int]) -> int | None:
         """Whether the ends are of the noun's type by a relation the noun *names* (``publisher`` / ``published
@@ -151,11 +152,11 @@ class EndTyper:
         relation of the KB."""
         got = self._named.get(noun)
         if got is None:
-            from graphhop.kgqa.scorer import RelationWords
+            if self._words is None:
+                from graphhop.kgqa.scorer import RelationWords
 
-            words = RelationWords(self.store.relations)
-            stems = words.stems(noun.split()[-1])
-            rels = [r for r, names in enumerate(words.by_relation) if any(words.match(a, v) for a in stems for v in names)]
+                self._words = RelationWords(self.store.relations)
+            rels = self._words.relations_named(self._words.stems(noun.split()[-1]))
             edges = np.nonzero(np.isin(self.store.rels, rels))[0]
             got = self._named[noun] = (set(self.store.tails[edges].tolist()), set(self.store.heads[edges].tolist()))
         tails, heads = got
