@@ -26,7 +26,7 @@ from graphhop.core import Fact
 from graphhop.kb.store import KGStore
 from graphhop.kgqa.link import tokens
 
-__all__ = ["Rel", "Schema", "SCHEMAS", "HOP_MIX", "schema_store", "schema_question", "sample_questions", "masked_text"]
+__all__ = ["Rel", "Schema", "SCHEMAS", "HOP_MIX", "schema_store", "schema_question", "sample_questions", "masked_text", "random_path"]
 
 #: Hop counts generated questions are drawn from (1-4, mostly 2-3): training's and the selection carve's.
 HOP_MIX = (1, 2, 2, 3, 3, 4)
@@ -210,6 +210,27 @@ def schema_store(schema: Schema, seed: int = 0) -> KGStore:
     return KGStore.from_facts(Fact(h, r, t) for (h, r), ts in facts.items() for t in ts)
 
 
+def random_path(store: KGStore, topic: int, hops: int, rng: random.Random, sample: int = 50,
+                allow: Callable[[tuple[int, bool]], bool] | None = None,
+                stop: Callable[[int, bool], bool] | None = None) -> list[tuple[int, bool]] | None:
+    """A random signed relation path of up to ``hops`` steps from ``topic`` (no immediate step back; only
+    steps ``allow`` accepts; ending early after a step ``stop`` accepts); None when the walk dies out."""
+    cur = np.asarray([topic], dtype=np.int64)
+    steps: list[tuple[int, bool]] = []
+    for _ in range(hops):
+        options = [s for s in store.signed_relations(cur[:sample])
+                   if (not steps or s != (steps[-1][0], not steps[-1][1])) and (allow is None or allow(s))]
+        if not options:
+            return None
+        rel, fwd = rng.choice(options)
+        _, reached = store.step(cur[:sample], rel, fwd)
+        cur = np.unique(reached)
+        steps.append((rel, fwd))
+        if stop is not None and stop(rel, fwd):
+            break
+    return steps
+
+
 _ASK = ("what is {d}", "which is {d}", "tell me {d}", "{d}", "what was {d}", "name {d}")
 
 
@@ -220,21 +241,10 @@ def schema_question(schema: Schema, store: KGStore, rng: random.Random, hops: in
     None when the walk dies out. The topic is ``X`` in the text, as the scorer reads it."""
     by_name = {r.name: r for r in schema.rels}
     topic = rng.randrange(len(store.entities))
-    cur = np.asarray([topic], dtype=np.int64)
-    steps: list[tuple[int, bool]] = []
-    for _ in range(hops):
-        options = [s for s in store.signed_relations(cur[:sample])
-                   if (not steps or s != (steps[-1][0], not steps[-1][1]))
-                   and (s[1] or by_name[store.relations[s[0]]].back)]
-        if not options:
-            return None
-        rel, fwd = rng.choice(options)
-        _, reached = store.step(cur[:sample], rel, fwd)
-        cur = np.unique(reached)
-        steps.append((rel, fwd))
-        if by_name[store.relations[rel]].tail in _LITERALS and fwd:
-            break
-    if len(steps) < hops:
+    steps = random_path(store, topic, hops, rng, sample,
+                        allow=lambda s: s[1] or by_name[store.relations[s[0]]].back,
+                        stop=lambda rel, fwd: fwd and by_name[store.relations[rel]].tail in _LITERALS)
+    if steps is None or len(steps) < hops:
         return None
     return topic, steps, _describe(schema, store, steps, rng)
 

@@ -25,7 +25,7 @@ import numpy as np
 from graphhop.kb.store import KGStore
 from graphhop.kb.verbalize import clean_relation
 from graphhop.kgqa.answer_types import plural, set_nouns
-from graphhop.kgqa.schemas import HOP_MIX, SCHEMAS, Schema, masked_text, sample_questions, schema_store
+from graphhop.kgqa.schemas import HOP_MIX, SCHEMAS, Schema, masked_text, random_path, sample_questions, schema_store
 from graphhop.kgqa.scorer import MAX_HOPS, RelationWords, type_relations
 from graphhop.kgqa.train import PathExample, candidate_paths, is_selection, named_relation_ids
 
@@ -38,21 +38,6 @@ _TYPED = ("which {noun} is {d} in", "in which {noun} is {d}", "what {noun} is {d
           "what is the {noun} of {d}", "name the {noun} of {d}", "{d} 's {noun}", "which {noun} goes with {d}",
           "which {nouns} are linked to {d}", "which {nouns} does {d} have", "list the {nouns} of {d}",
           "which {nouns} are in {d}", "which {nouns} have {d}")
-
-
-def random_path(store: KGStore, topic: int, hops: int, rng: random.Random, sample: int = 50) -> list[tuple[int, bool]] | None:
-    """A random signed relation path of ``hops`` steps from ``topic`` (no immediate step back)."""
-    cur = np.asarray([topic], dtype=np.int64)
-    steps: list[tuple[int, bool]] = []
-    for _ in range(hops):
-        options = [s for s in store.signed_relations(cur[:sample]) if not steps or s != (steps[-1][0], not steps[-1][1])]
-        if not options:
-            return None
-        rel, fwd = rng.choice(options)
-        _, reached = store.step(cur[:sample], rel, fwd)
-        cur = np.unique(reached)
-        steps.append((rel, fwd))
-    return steps
 
 
 def _describe(store: KGStore, steps: Sequence[tuple[int, bool]], rng: random.Random) -> str:
