@@ -90,7 +90,10 @@ def test_a_tiny_reranker_trains_saves_and_sets_leaves(tiny_index, tmp_path):
     rule = choose_rule(reranker, [LeafExample("a", queries[0], ["s1", "s2"], 2)])
     assert load_selection(tmp_path / "rr", tiny_index)["threshold"] == rule["threshold"] == reranker.threshold
     hits, ranking = reranker.select(queries[:1])[0]
-    assert 1 <= len(hits) <= rule["max_leaves"] and [h.id for h in ranking[: len(hits)]] == [h.id for h in hits]
+    n = len(hits)
+    assert 1 <= n <= rule["max_leaves"] and [h.id for h in ranking[:n]] == [h.id for h in hits]
+    assert all(h.score >= rule["threshold"] for h in hits[1:])  # past the best leaf, only those over the threshold
+    assert n in (rule["max_leaves"], reranker.depth) or ranking[n].score < rule["threshold"]  # and all of those
     pipe = build_pipeline("leaves", tiny_index, leaf_reranker=str(tmp_path / "rr"))
     graph = pipe.retrieve_graph(queries[:1])[0]
     assert set(graph.evidence_ids) == {h.id for h in hits} and graph.is_valid()
