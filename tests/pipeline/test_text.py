@@ -26,9 +26,9 @@ DEMO_PASSAGES = HERE.parents[1] / "src" / "graphhop" / "demo" / "data" / "passag
 #: sets (films, europe, bridges; ships and railways, written fresh in session 3 of issue 13) chose its design;
 #: the regression suites (GRAPHHOP_TEXT_SUITE=1) are reported with the issue's target 0.9, which they do NOT
 #: reach (0.333 / 0.478 in session 5, unchanged by the trained matcher). observatories: written fresh in
-#: session 5, its floor is the figure measured before anything was changed.
+#: session 5, and theatres, written fresh in session 6: each floor is the figure measured before anything was changed.
 FLOORS = {"films": 1.0, "europe": 1.0, "bridges": 0.81, "ships": 0.82, "railways": 0.80, "clubs": 0.84,
-          "paintings": 0.80, "observatories": 0.75}
+          "paintings": 0.80, "observatories": 0.75, "theatres": 0.53}
 
 
 def _sets() -> list[tuple[str, Path, Path]]:
@@ -38,7 +38,7 @@ def _sets() -> list[tuple[str, Path, Path]]:
             ("ships", HERE / "data" / "ships" / "passages.jsonl", HERE / "data" / "ships" / "questions.jsonl"),
             ("railways", HERE / "data" / "railways" / "passages.jsonl", HERE / "data" / "railways" / "questions.jsonl")]
     sets += [(name, HERE / "data" / name / "passages.jsonl", HERE / "data" / name / "questions.jsonl")
-             for name in ("clubs", "paintings", "observatories")]
+             for name in ("clubs", "paintings", "observatories", "theatres")]
     if os.environ.get("GRAPHHOP_TEXT_SUITE"):  # the hand-written suites: ~25 s a question on 2 shared cores
         for folder in sorted(REGRESSION.glob("text_*")):
             if (folder / "passages.jsonl").exists() and (folder / "questions.jsonl").exists():
