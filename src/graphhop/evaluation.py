@@ -159,12 +159,13 @@ def dataset_index(
     root: Path | None = None,
     progress: bool = True,
 ) -> KnowledgeIndex:
-    """Build once, then reuse, the index of a KB file (keyed by file, size, mtime, model, options)."""
+    """Build once, then reuse, the index of a KB file (keyed by its path and *content*, the model and the
+    options: a file copied again with the same bytes, e.g. data re-materialized with a new mtime, keeps its index)."""
+    from graphhop.index.manifest import sha256_file
     from graphhop.models.encoder import canonical_model_name
 
-    stat = kb_file.stat()
     key = "|".join(
-        [str(kb_file.resolve()), str(stat.st_size), str(int(stat.st_mtime)), canonical_model_name(model), str(dense and dense.cache_key()),
+        [str(kb_file.resolve()), sha256_file(kb_file), canonical_model_name(model), str(dense and dense.cache_key()),
          str(SparseOptions().to_dict())]
     )
     digest = hashlib.sha256(key.encode()).hexdigest()[:12]

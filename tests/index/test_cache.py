@@ -43,6 +43,7 @@ def test_edited_and_deleted_sources_are_pruned_dry_run_keeps_them(tmp_path):
     root = tmp_path / "idx"
     edited, gone = _kb(tmp_path / "a.tsv"), _kb(tmp_path / "b.tsv")
     e_edited, e_gone = _build(edited, root), _build(gone, root)
+    _kb(edited, 5)  # other bytes
     later = time.time() + 60
     os.utime(edited, (later, later))
     gone.unlink()
@@ -54,6 +55,25 @@ def test_edited_and_deleted_sources_are_pruned_dry_run_keeps_them(tmp_path):
     assert not e_gone.exists() and e_edited.is_dir()
     assert [e.path for e in prune_cache(root)] == [e_edited] and not e_edited.exists()
     assert not [p for p in root.iterdir()]  # no temp or lock leftovers
+
+
+def test_a_file_rewritten_with_the_same_bytes_keeps_its_index(tmp_path):
+    """Shared data re-materialized each session (new mtime, same bytes) is neither stale nor rebuilt."""
+    root, kb = tmp_path / "idx", _kb(tmp_path / "kb.tsv")
+    entry = _build(kb, root)
+    built = (entry / "manifest.json").stat().st_mtime_ns
+    kb.unlink()
+    _kb(kb)
+    later = time.time() + 60
+    os.utime(kb, (later, later))
+    [e] = cache_entries(root)
+    assert e.stale is None and prune_cache(root) == []
+    assert _build(kb, root) == entry and (entry / "manifest.json").stat().st_mtime_ns == built
+    _kb(kb, 4)  # now the bytes differ: a new entry, and the old one is stale
+    os.utime(kb, (later, later))
+    other = _build(kb, root)
+    stale = {e.path: e.stale for e in cache_entries(root)}
+    assert other != entry and stale[other] is None and stale[entry].startswith("source changed")
 
 
 def test_foreign_directories_recent_and_locked_entries_are_left_alone(tmp_path):
@@ -115,6 +135,7 @@ def test_an_entry_rebuilt_after_it_was_listed_is_not_pruned(tmp_path, monkeypatc
     root = tmp_path / "idx"
     kb = _kb(tmp_path / "kb.tsv")
     entry = _build(kb, root)
+    _kb(kb, 4)
     later = time.time() + 60
     os.utime(kb, (later, later))
     listed = cache.cache_entries(root)

@@ -1,6 +1,6 @@
 """Derived indexes kept as caches: opened when valid, rebuilt when stale or damaged, and built once
 when several processes ask at the same time (the others wait for the writer's lock, then open it).
-Entries whose source file is gone or was edited since are stale: :func:`prune_cache` removes them
+Entries whose source file is gone or whose bytes changed since are stale: :func:`prune_cache` removes them
 (``graphhop cache prune``), and a new dataset index prunes the ones whose source is gone."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Callable
 
 from graphhop.core import GraphhopError
 from graphhop.index.directory import KnowledgeIndex
+from graphhop.index.manifest import sha256_file
 from graphhop.io import LockedError, temp_prefix, wait_for_writer, write_lock
 
 __all__ = ["open_or_build", "CacheEntry", "cache_entries", "prune_cache", "forget_sources"]
@@ -54,8 +55,9 @@ def _entry_size(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
 
 
-def _staleness(path: Path, sources: list[str], built: float) -> str | None:
-    """Why the entry at ``path`` no longer matches its sources (a missing, moved or edited file)."""
+def _staleness(path: Path, sources: list[str], built: float, digests: dict[str, str] | None = None) -> str | None:
+    """Why the entry at ``path`` no longer matches its sources (a missing, moved or edited file). A file
+    touched after the build whose bytes still match the recorded ``digests`` (sha256) is unchanged."""
     if not sources:
         return "no source recorded"
     for source in sources:
@@ -66,9 +68,23 @@ def _staleness(path: Path, sources: list[str], built: float) -> str | None:
             mtime = src.stat().st_mtime
         except OSError:
             return f"source is gone ({source})"
-        if mtime > built + 1:
+        if mtime > built + 1 and not _same_bytes(src, (digests or {}).get(source)):
             return f"source changed after the build ({source})"
     return None
+
+
+def _same_bytes(path: Path, digest: str | None) -> bool:
+    try:
+        return digest is not None and sha256_file(path) == digest
+    except OSError:
+        return False
+
+
+def _manifest_staleness(path: Path, info: dict) -> str | None:
+    """:func:`_staleness` of the entry at ``path`` from its parsed ``manifest.json``."""
+    digests = info.get("source_sha256")
+    return _staleness(path, [str(s) for s in info.get("sources") or []], (path / "manifest.json").stat().st_mtime,
+                      digests if isinstance(digests, dict) else None)
 
 
 def cache_entries(root: str | Path) -> list[CacheEntry]:
@@ -87,8 +103,7 @@ def cache_entries(root: str | Path) -> list[CacheEntry]:
         if not isinstance(info, dict) or "format_version" not in info or "kind" not in info:
             continue
         sources = [str(s) for s in info.get("sources") or []]
-        entries.append(CacheEntry(path, tuple(sources), _entry_size(path),
-                                  _staleness(path, sources, manifest.stat().st_mtime)))
+        entries.append(CacheEntry(path, tuple(sources), _entry_size(path), _manifest_staleness(path, info)))
     return entries
 
 
@@ -126,9 +141,7 @@ def _remove(path: Path, still_stale: bool = False) -> bool:
     try:
         with write_lock(path):
             if still_stale:
-                manifest = path / "manifest.json"
-                sources = json.loads(manifest.read_text(encoding="utf-8")).get("sources") or []
-                if _staleness(path, [str(s) for s in sources], manifest.stat().st_mtime) is None:
+                if _manifest_staleness(path, json.loads((path / "manifest.json").read_text(encoding="utf-8"))) is None:
                     return False
             doomed = path.with_name(f"{temp_prefix(path)}pruned")
             os.rename(path, doomed)

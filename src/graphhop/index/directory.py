@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator
 from graphhop.core import Fact, Hit, InputError, Passage
 from graphhop.index.dense import DENSE_KINDS, DenseIndex, DenseOptions
 from graphhop.index.encode import EncodingOptions
-from graphhop.index.manifest import check_index_fields, read_manifest, sha256_file, verify_checksums, write_manifest
+from graphhop.index.manifest import (check_index_fields, read_manifest, sha256_file, source_digests, verify_checksums,
+                                     write_manifest)
 from graphhop.io import atomic_dir
 from graphhop.index.sparse import SparseIndex, SparseOptions
 from graphhop.kb.verbalize import Verbalizer
@@ -173,6 +174,7 @@ def build_index(
             "count": n,
             "doc_type": "facts" if all_facts else "passages",
             "sources": sources or [],
+            "source_sha256": source_digests(sources or []),
             "verbalizer": (verbalizer or Verbalizer()).to_dict() if all_facts else None,
             "sparse": None,
             "dense": None,

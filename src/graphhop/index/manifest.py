@@ -16,7 +16,7 @@ from typing import Any
 from graphhop.core import InputError
 from graphhop.io import atomic_write_text
 
-__all__ = ["FORMAT_VERSION", "MANIFEST", "sha256_file", "manifest_digest", "write_manifest", "read_manifest", "verify_checksums", "check_index_fields"]
+__all__ = ["FORMAT_VERSION", "MANIFEST", "sha256_file", "source_digests", "manifest_digest", "write_manifest", "read_manifest", "verify_checksums", "check_index_fields"]
 
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
@@ -31,6 +31,18 @@ def sha256_file(path: Path, chunk: int = 1 << 20) -> str:
         while block := fh.read(chunk):
             digest.update(block)
     return digest.hexdigest()
+
+
+def source_digests(sources: list[str]) -> dict[str, str]:
+    """sha256 of every source that is a readable file (what an index was built from), by its path as given."""
+    digests = {}
+    for source in sources:
+        try:
+            if Path(source).is_file():
+                digests[source] = sha256_file(Path(source))
+        except OSError:
+            continue
+    return digests
 
 
 def _tracked_files(root: Path) -> list[Path]:
