@@ -32,10 +32,10 @@ def test_masking_titles_and_answer_kinds():
 
 @pytest.fixture(scope="module")
 def scorer():
-    from graphhop.kgqa.scorer import PathScorer
+    from graphhop.kgqa.scorer import WALK_WEIGHTS, PathScorer
     from graphhop.models.backends import load_backend
 
-    return PathScorer.load(encoder=load_backend("torch"))
+    return PathScorer.load(WALK_WEIGHTS, encoder=load_backend("torch"))
 
 
 def test_the_head_matches_paraphrased_relations_and_walks_through_an_unnamed_bridge(scorer):

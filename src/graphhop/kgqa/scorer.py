@@ -32,7 +32,7 @@ from graphhop.kb.store import KGStore
 from graphhop.kb.verbalize import clean_relation
 from graphhop.kgqa.paths import RelPath
 
-__all__ = ["MAX_HOPS", "MAX_WORDS", "DEFAULT_WEIGHTS", "content_words", "answer_noun", "PathBatch", "make_head", "PathScorer",
+__all__ = ["MAX_HOPS", "MAX_WORDS", "DEFAULT_WEIGHTS", "WALK_WEIGHTS", "content_words", "answer_noun", "PathBatch", "make_head", "PathScorer",
            "type_relations", "fast_encoder", "RelationWords"]
 
 MAX_HOPS = 4
@@ -121,6 +121,9 @@ class RelationWords:
 
 
 DEFAULT_WEIGHTS = Path(str(resources.files("graphhop") / "weights" / "kgqa"))
+#: The walk reader's own copy of a head (:mod:`graphhop.read.walk_scorer`), so that retraining the KGQA
+#: head (``DEFAULT_WEIGHTS``) cannot move the text figures; it is replaced only on the text suites' evidence.
+WALK_WEIGHTS = Path(str(resources.files("graphhop") / "weights" / "walk"))
 
 
 class PathBatch:

@@ -2,9 +2,9 @@
 
 A walk over text is a chain of *sentence edges* (:class:`graphhop.read.walk.Edge`), each labelled with the
 words written between two mentions (``is a 1994 drama film directed by``, ``he trained under``). The KGQA
-head (:mod:`graphhop.kgqa.scorer`, trained on relation-name chains of seven KBs and MetaQA, shipped in
-``graphhop/weights/kgqa``) scores a question against a chain of relation *names* by their MiniLM vectors,
-so it reads an edge label the way it reads a KB relation name: ``taught`` meets ``trained under`` and
+head (:mod:`graphhop.kgqa.scorer`, trained on relation-name chains of seven KBs and MetaQA; the walk
+reader's own copy is ``graphhop/weights/walk``, so a KGQA retrain does not move it) scores a question
+against a chain of relation *names* by their MiniLM vectors, so it reads an edge label the way it reads a KB relation name: ``taught`` meets ``trained under`` and
 ``cross`` meets ``over`` by what was learned on paraphrased KB questions, not by a word list. The answer
 type signature of a chain's end entity is the labels of the edges around it (as a KB entity's is the
 relations around it).
@@ -70,12 +70,12 @@ class ChainScorer:
 
     def __init__(self, graph: Any, encoder: Any, scorer: Any = None, beam: int = 16, max_hops: int = 3,
                  relations: Any = None, relation_scale: float = 0.0) -> None:
-        from graphhop.kgqa.scorer import PathScorer
+        from graphhop.kgqa.scorer import WALK_WEIGHTS, PathScorer
 
         self.graph = graph
         self.relations = relations  # the text relation matcher (question ~ ``x <edge label> y``), or None
         self.relation_scale = relation_scale
-        self.scorer = scorer if scorer is not None else PathScorer.load(encoder=encoder)
+        self.scorer = scorer if scorer is not None else PathScorer.load(WALK_WEIGHTS, encoder=encoder)
         self.beam = beam
         self.max_hops = max_hops
         self._ids: dict[str, int] = {}
