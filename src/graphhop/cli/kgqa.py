@@ -159,6 +159,7 @@ def train_kgqa(
     data: Optional[Path] = typer.Option(None, "--data", help="Data root (default: $GRAPHHOP_DATA)."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing output directory."),
     threads: Optional[int] = typer.Option(None, "--threads", help="torch CPU threads."),
+    cache: Optional[Path] = typer.Option(None, "--cache", help="Corpus cache file: read if present (same options), else written after the build."),
 ) -> None:
     """Train the KGQA relation-path scorer on the shared train parts (MetaQA: the fit half of dev)."""
     from graphhop.kgqa.train import train_scorer
@@ -171,5 +172,5 @@ def train_kgqa(
             raise InputError(f"{option} must be at least {least} (got {value})")
     report = train_scorer(out, epochs=epochs, lr=lr, metaqa_limit=metaqa_limit, seed=seed, max_minutes=max_minutes,
                           root=data, overwrite=overwrite, synthetic=synthetic, hard=hard, schemas=schemas,
-                          train_limit=train_limit, init=init)
+                          train_limit=train_limit, init=init, cache=cache)
     typer.echo(json.dumps({k: v for k, v in report.items() if k != "history"}, indent=2))

@@ -63,10 +63,11 @@ def _finish(kgqa: Any, reading: Any, path: Any, answers: list[int], text: list[s
     over ``among``, the paths the operation could use, when given; with ``pool``, that of every path
     reaching the same end entities) is under the threshold."""
     prob = _prob(reading, path, among, pool)
-    supported = prob >= kgqa.threshold
+    threshold = kgqa.threshold_for(path)
+    supported = prob >= threshold
     trace = {**trace, "paths": [kgqa.describe(reading, p) for p in reading.paths[:5]]}
     if not supported:
-        trace["reason"] = f"no supported answer: best chain probability {prob:.3f} < threshold {kgqa.threshold:.3f}"
+        trace["reason"] = f"no supported answer: best chain probability {prob:.3f} < threshold {threshold:.3f}"
         trace["best_guess"] = text[:10]
         return {"answer": "", "answers": [], "score": prob, "supported": False, "chains": chains, "trace": trace}
     return {"answer": text[0] if text else "", "answers": text, "score": prob, "supported": True, "chains": chains,
@@ -391,7 +392,7 @@ def _boolean_claim(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dic
     if not options:
         return _none("no path from the question's entities")
     _drop_shortcut_hits(kgqa, options)
-    hits = [o for o in options if o["hit"] and o["prob"] >= kgqa.threshold]  # a chain the scorer believes
+    hits = [o for o in options if o["hit"] and o["prob"] >= kgqa.threshold_for(o["best"])]  # a chain the scorer believes
     subject_first = sorted(options, key=lambda o: (o["reading"].mention.start, -o["prob"]))
     o = next((o for o in subject_first if o in hits), subject_first[0])
     reading, best = o["reading"], o["best"]

@@ -31,6 +31,7 @@ from graphhop.kgqa.end_type import EndTyper
 from graphhop.kgqa.link import EntityLinker, Mention, masked
 from graphhop.kgqa.paths import RelPath, chains, expand, path_signature
 from graphhop.kgqa.scorer import MAX_HOPS, PathScorer, RelationWords
+from graphhop.kgqa.thresholds import threshold_for
 from graphhop.read.ops import parse_number
 
 __all__ = ["Reading", "KGQA", "expected_kind", "walks_back", "TOPIC_ANSWERS", "ANSWER_ORDERS", "CONFIDENCES", "WALK_BACKS"]
@@ -122,6 +123,7 @@ class KGQA:
         self.max_hops = max_hops
         self.beam = beam
         self.threshold = float(self.scorer.config.get("threshold", 0.0) if threshold is None else threshold)
+        self._fixed_threshold = threshold is not None  # else the head's own, per hop count where it has them
         self.max_support = max_support
         if topic_answers not in TOPIC_ANSWERS:
             raise ValueError(f"topic_answers must be one of {', '.join(TOPIC_ANSWERS)} (got {topic_answers!r})")
@@ -142,6 +144,12 @@ class KGQA:
         self.cover = float(cover)
         self._relation_words: RelationWords | None = None
         self._qcache: dict[str, np.ndarray] = {}
+
+    def threshold_for(self, path: RelPath | None) -> float:
+        """The threshold ``path``'s probability is judged by: the given one, else the head's for its hop count."""
+        if self._fixed_threshold or path is None:
+            return self.threshold
+        return threshold_for(self.scorer.config, len(path.steps))
 
     @classmethod
     def from_index(cls, index: Any, weights: str | None = None, **options: Any) -> "KGQA":

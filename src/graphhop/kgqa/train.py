@@ -28,6 +28,7 @@ from graphhop.kb.verbalize import INVERSE_SUFFIX
 from graphhop.kgqa.link import EntityLinker, masked
 from graphhop.kgqa.paths import RelPath
 from graphhop.kgqa.scorer import MAX_HOPS, MAX_WORDS, PathBatch, content_words, type_relations
+from graphhop.kgqa.thresholds import choose_threshold, hop_thresholds
 
 __all__ = ["TRAIN_SETS", "metaqa_part", "is_selection", "gold_steps", "candidate_paths", "PathExample",
            "examples_from_dataset", "hard_negatives", "named_relation_ids", "Corpus", "build_corpus", "typed_examples", "extend_corpus"]
@@ -366,33 +367,29 @@ def _listwise_loss(out: Any, spans: list[tuple[int, int, list[int]]]) -> Any:
     return (torch.log(total) - torch.log(good + 1e-30)).mean()
 
 
-def evaluate_selection(head: Any, corpus: Corpus, items: Sequence[int], chunk: int = 256) -> tuple[float, np.ndarray, np.ndarray]:
-    """Top-1 gold-path accuracy on ``items``, with each question's top softmax probability and hit."""
+def selection_tops(head: Any, corpus: Corpus, items: Sequence[int], chunk: int = 256) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per question of ``items``: its top candidate's softmax probability, whether it is gold, and its hop count."""
     import torch
 
-    probs, hits = [], []
+    probs, hits, hops = [], [], []
     head.eval()
     with torch.no_grad():
         for a in range(0, len(items), chunk):
-            out, spans = _scores(head, corpus, items[a : a + chunk])
-            for first, n, gold in spans:
+            part = items[a : a + chunk]
+            out, spans = _scores(head, corpus, part)
+            for i, (first, n, gold) in zip(part, spans):
                 p = torch.softmax(out[first : first + n], 0)
                 best = int(p.argmax())
                 probs.append(float(p[best]))
                 hits.append(best in gold)
-    hits_arr = np.asarray(hits, dtype=bool)
-    return float(hits_arr.mean()) if len(hits_arr) else 0.0, np.asarray(probs), hits_arr
+                hops.append(len(corpus.examples[i].steps[best]))
+    return np.asarray(probs), np.asarray(hits, dtype=bool), np.asarray(hops, dtype=np.int64)
 
 
-def choose_threshold(probs: np.ndarray, hits: np.ndarray) -> float:
-    """The answer-probability threshold that maximizes right minus wrong answers (abstaining = 0)."""
-    best_tau, best_gain = 0.0, -1e9
-    for tau in np.unique(np.concatenate([[0.0], probs])):
-        keep = probs >= tau
-        gain = int((hits & keep).sum()) - int((~hits & keep).sum())
-        if gain > best_gain:
-            best_tau, best_gain = float(tau), gain
-    return best_tau
+def evaluate_selection(head: Any, corpus: Corpus, items: Sequence[int], chunk: int = 256) -> tuple[float, np.ndarray, np.ndarray]:
+    """Top-1 gold-path accuracy on ``items``, with each question's top softmax probability and hit."""
+    probs, hits, _ = selection_tops(head, corpus, items, chunk)
+    return float(hits.mean()) if len(hits) else 0.0, probs, hits
 
 
 def fit(head: Any, corpus: Corpus, epochs: int = 8, lr: float = 2e-3, batch_questions: int = 64, seed: int = 0,
@@ -441,22 +438,24 @@ def fit(head: Any, corpus: Corpus, epochs: int = 8, lr: float = 2e-3, batch_ques
         if max_minutes is not None and time.perf_counter() - t0 > 60 * max_minutes:
             break
     head.load_state_dict(best[1])
-    acc, probs, hits = evaluate_selection(head, corpus, select)
-    return {"best_epoch": best[2], "selection_acc": acc, "threshold": choose_threshold(probs, hits),
+    probs, hits, hops = selection_tops(head, corpus, select)
+    return {"best_epoch": best[2], "selection_acc": float(hits.mean()) if len(hits) else 0.0,
+            "threshold": choose_threshold(probs, hits), "thresholds_by_hops": hop_thresholds(probs, hits, hops),
             "history": history, "train_questions": len(train), "selection_questions": len(select),
             "seconds": round(time.perf_counter() - t0, 1)}
 
 
-__all__ += ["evaluate_selection", "choose_threshold", "fit"]
+__all__ += ["selection_tops", "evaluate_selection", "choose_threshold", "hop_thresholds", "fit"]
 
 
 def train_scorer(out: str | Path, epochs: int = 4, lr: float = 2e-3, metaqa_limit: int | None = 3000, seed: int = 0,
                  max_minutes: float | None = None, root: str | Path | None = None, overwrite: bool = False,
                  progress: bool = True, synthetic: int = 600, typed: float = 0.5, typed_extra: int = 0,
                  hard: bool = False, schemas: int = 0, train_limit: int | None = None,
-                 init: str | Path | None = None) -> dict[str, Any]:
-    """Build the corpus, train a head (fresh, or fine-tuned from the head in ``init``, which keeps
-    its own architecture and competes as epoch 0), and write it (``head.npz`` + ``config.json``) atomically."""
+                 init: str | Path | None = None, cache: str | Path | None = None) -> dict[str, Any]:
+    """Build the corpus (or read it from ``cache``, a file :func:`cached_corpus` wrote for the same
+    options), train a head (fresh, or fine-tuned from the head in ``init``, which keeps its own
+    architecture and competes as epoch 0), and write it (``head.npz`` + ``config.json``) atomically."""
     from graphhop.io import atomic_dir
     from graphhop.kgqa.scorer import PathScorer, make_head
 
@@ -466,10 +465,11 @@ def train_scorer(out: str | Path, epochs: int = 4, lr: float = 2e-3, metaqa_limi
 
         raise InputError(f"{out}: already exists (use --overwrite to replace it)")
     start = PathScorer.load(init) if init is not None else None  # a bad --init fails before the corpus is built
-    encoder_scorer = PathScorer(make_head(), {})
-    corpus = build_corpus(encoder_scorer, root=root, seed=seed, metaqa_limit=metaqa_limit, progress=progress,
-                          synthetic=synthetic, typed=typed, typed_extra=typed_extra, hard=hard, schemas=schemas,
-                          train_limit=train_limit)
+    options = {"seed": seed, "metaqa_limit": metaqa_limit, "synthetic": synthetic, "typed": typed,
+               "typed_extra": typed_extra, "hard": hard, "schemas": schemas, "train_limit": train_limit}
+    from graphhop.kgqa.corpus_cache import cached_corpus
+
+    corpus = cached_corpus(cache, options, root=root, progress=progress)
     head = make_head() if start is None else start.head
     shape = {"dim": 384, "width": 128, "signed_types": True} if start is None else \
         {"dim": start.config.get("dim", 384), "width": start.config.get("width", 128),
@@ -488,3 +488,4 @@ def train_scorer(out: str | Path, epochs: int = 4, lr: float = 2e-3, metaqa_limi
 
 
 __all__ += ["train_scorer"]
+
