@@ -57,6 +57,58 @@ def test_cache_key_follows_the_recipe(tmp_path, monkeypatch):
     a = leaf_reranker_dir(tmp_path / "data")
     assert a != leaf_reranker_dir(tmp_path / "data", RerankerRecipe(lr=1e-4)) and a.name.startswith("eb-rerank-")
 
+    assert a == leaf_reranker_dir(tmp_path / "data", RerankerRecipe(loss="bce", negatives_from="frozen"))  # session 5's key
+
+
+def test_session5_cache_key_is_kept_and_listwise_gets_its_own():
+    from graphhop.train.leaf_reranker import LISTWISE, RerankerRecipe, recipe_key_fields
+
+    old = {"epochs": 1, "batch": 16, "positives": 2, "negatives": 1, "random_negatives": 1, "depth": 30, "lr": 7e-5,
+           "warmup": 0.1, "max_length": 96, "seed": 13, "every": 10}                # session 5's hashed fields
+    assert recipe_key_fields(RerankerRecipe()) == old
+    assert recipe_key_fields(LISTWISE)["loss"] == "listwise" and recipe_key_fields(LISTWISE)["train_layers"] == 4
+
+
+def test_listwise_loss_scores_each_gold_against_its_own_lists_negatives():
+    import math
+
+    import torch
+
+    from graphhop.train.leaf_reranker import listwise_loss
+
+    z = torch.tensor([2.0, 1.0, 0.0, 5.0, 3.0, -1.0])
+    y = torch.tensor([1.0, 1.0, 0.0, 1.0, 0.0, 0.0])
+    got = float(listwise_loss(z, y, [3, 3], bce_weight=0.0))
+    first = (-math.log(math.exp(2) / (math.exp(2) + 1)) - math.log(math.exp(1) / (math.exp(1) + 1))) / 2
+    second = -math.log(math.exp(5) / (math.exp(5) + math.exp(3) + math.exp(-1)))
+    assert got == pytest.approx((first + second) / 2, rel=1e-5)     # gold 1.0 is never gold 2.0's negative
+    bce = float(torch.nn.functional.binary_cross_entropy_with_logits(z, y))
+    assert float(listwise_loss(z, y, [3, 3], bce_weight=0.5)) == pytest.approx(got + 0.5 * bce, rel=1e-5)
+    assert float(listwise_loss(z[:2], y[:2], [2], bce_weight=0.0)) == 0.0  # no negative: the list adds nothing
+
+
+def test_training_units_are_lists_per_tree_for_listwise():
+    from graphhop.core import InputError
+    from graphhop.train.leaf_reranker import RerankerRecipe, _training_units
+
+    items = [(0, "a", 1.0), (0, "x", 0.0), (2, "b", 1.0), (2, "y", 0.0), (2, "z", 0.0)]
+    assert _training_units(items, RerankerRecipe()) == items
+    assert _training_units(items, RerankerRecipe(loss="listwise")) == [items[:2], items[2:]]
+    with pytest.raises(InputError, match="use bce or listwise"):
+        _training_units(items, RerankerRecipe(loss="pairwise"))
+
+
+def test_freeze_below_trains_only_the_top_layers_and_the_head():
+    from graphhop.models.cross_encoder import load_sequence_classifier
+    from graphhop.train.leaf_reranker import freeze_below
+
+    model, _ = load_sequence_classifier(None)
+    freeze_below(model, 4)
+    trained = {n.split(".")[3] if ".layer." in n else n.split(".")[1] for n, p in model.named_parameters() if p.requires_grad}
+    assert trained == {"2", "3", "4", "5", "pooler", "weight", "bias"}          # layers 2-5, pooler, classifier.*
+    assert not any(p.requires_grad for n, p in model.named_parameters() if "embeddings" in n or ".layer.0." in n)
+    assert all(p.requires_grad for n, p in model.named_parameters() if n.startswith("classifier"))
+
 
 @pytest.fixture(scope="module")
 def tiny_index(tmp_path_factory):

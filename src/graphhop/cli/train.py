@@ -437,6 +437,9 @@ def train_leaf_reranker(
                                  "encoder's index (`train leaf-encoder`; falls back to the frozen MiniLM with a warning "
                                  "when not cached) or over the frozen MiniLM's."),
     threads: Optional[int] = typer.Option(1, help="Torch CPU threads."),
+    recipe: str = typer.Option("pointwise", help="listwise (session 6: hard negatives from the fine-tuned encoder's "
+                               "top 10, listwise + pointwise loss) or pointwise (session 5: BCE, frozen negatives)."),
+    log: Optional[Path] = typer.Option(None, "--log", help="Append a progress line every 20 training steps here."),
 ) -> None:
     """Train the EntailmentBank leaf reranker (a MiniLM cross-encoder; ``train/leaf_reranker.py``) on the train
     trees minus the selection carve and cache it under $GRAPHHOP_CACHE/encoders (about 90 MB, not shipped; reused
@@ -445,14 +448,16 @@ def train_leaf_reranker(
     from graphhop.models.encoder import set_threads
     from graphhop.retrieve.leaves_rerank import DEFAULT_RULE, LeafReranker
     from graphhop.train.leaf_encoder import open_leaf_index
-    from graphhop.train.leaf_reranker import choose_rule, ensure_leaf_reranker
+    from graphhop.train.leaf_reranker import RECIPES, choose_rule, ensure_leaf_reranker, line_log
     from graphhop.train.leaves import selection_examples
 
+    if recipe not in RECIPES:
+        raise InputError(f"--recipe {recipe!r}: use one of {', '.join(RECIPES)}")
     set_threads(threads)
     root = data_root(data)
     base = open_leaf_index(root, index_dir, fine_tuned=False, progress=True)
-    model_dir = ensure_leaf_reranker(base, root)
     index = open_leaf_index(root, index_dir, fine_tuned=encoder, progress=True) if encoder else base
+    model_dir = ensure_leaf_reranker(base, root, RECIPES[recipe], negative_index=index, log=line_log(log))
     rule = choose_rule(LeafReranker(index, model_dir, **DEFAULT_RULE), selection_examples(index, root))
     card = json.loads((model_dir / "graphhop_card.json").read_text(encoding="utf-8"))
     typer.echo(json.dumps({"reranker": str(model_dir), "index": str(index.path), "rule": rule, **card}, indent=1))

@@ -139,15 +139,16 @@ def _freeze_below(model: Any, train_layers: int) -> None:
             p.requires_grad = True
 
 
-def recipe_cache_dir(data_root: str | Path, recipe: Any, prefix: str) -> Path:
-    """``$GRAPHHOP_CACHE/encoders/<prefix>-<key>``: the key hashes the ``recipe`` (a dataclass) and the size of
-    ``data_root``'s EntailmentBank train trees, so a changed recipe or file never reuses a stale model."""
+def recipe_cache_dir(data_root: str | Path, recipe: Any, prefix: str, fields: dict[str, Any] | None = None) -> Path:
+    """``$GRAPHHOP_CACHE/encoders/<prefix>-<key>``: the key hashes the ``recipe`` (a dataclass; or its ``fields``
+    as given) and the size of ``data_root``'s EntailmentBank train trees, so a changed recipe or file never reuses
+    a stale model."""
     from graphhop.models.backends import cache_root
 
     train = Path(data_root) / "entailmentbank" / "angles" / "task_1" / "train.jsonl"
     if not train.exists():
         raise InputError(f"{train}: no such file (EntailmentBank train trees)")
-    fields = asdict(recipe)
+    fields = dict(asdict(recipe) if fields is None else fields)
     if fields.get("loop") == 1:  # session 4's key had no loop field
         del fields["loop"]
     digest = hashlib.sha1(json.dumps(fields, sort_keys=True).encode())

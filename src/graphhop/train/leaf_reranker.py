@@ -34,7 +34,7 @@ import numpy as np
 from graphhop.core import InputError
 from graphhop.retrieve.leaves_rerank import cut_set
 
-__all__ = ["RerankerRecipe", "reranker_items", "train_leaf_reranker", "leaf_reranker_dir", "ensure_leaf_reranker",
+__all__ = ["RerankerRecipe", "LISTWISE", "RECIPES", "line_log", "recipe_key_fields", "reranker_items", "listwise_loss", "freeze_below", "train_leaf_reranker", "leaf_reranker_dir", "ensure_leaf_reranker",
            "choose_set", "choose_rule", "DEPTHS", "MIXES", "THRESHOLDS", "CAPS"]
 
 
@@ -53,6 +53,50 @@ class RerankerRecipe:
     max_length: int = 96
     seed: int = 13
     every: int = 10
+    #: Fields added in session 6 (hashed only where they differ from the session-5 value of :data:`_LATER`, so
+    #: the session-5 model keeps its cache key). ``loss``: ``bce`` (pointwise, ``batch`` items a step) or
+    #: ``listwise`` (``batch`` trees a step, each tree's list scored together; see :func:`listwise_loss`).
+    loss: str = "bce"
+    #: Where the hard negatives come from: ``frozen`` (the frozen MiniLM's dense ∪ BM25 top ``depth``) or
+    #: ``fine-tuned`` (the dense top ``depth`` of the index passed as ``negative_index``: the one it reranks).
+    negatives_from: str = "frozen"
+    #: Transformer layers trained from the top (6: all, embeddings but the word embeddings trained too; fewer:
+    #: every embedding and the lower layers frozen, a cheaper step on one CPU thread).
+    train_layers: int = 6
+    #: In ``listwise``: the weight of the pointwise BCE term beside the listwise one (it keeps sigmoid(logit) a
+    #: probability, which the leaf-set rule thresholds).
+    bce_weight: float = 1.0
+
+
+#: Session-5 values of the session-6 fields, left out of the cache key when equal (see :func:`recipe_key_fields`).
+_LATER = {"loss": "bce", "negatives_from": "frozen", "train_layers": 6, "bce_weight": 1.0}
+
+#: The session-6 recipe (chosen before any carve figure was seen, sized to ~25 CPU minutes on one thread): hard
+#: negatives from the fine-tuned leaf encoder's dense top 10, lists of 2 gold + 5 hard + 1 random sentences,
+#: 4 trees (32 pairs) a step, listwise + pointwise loss, top 4 layers trained, 2 epochs, lr 1e-4.
+LISTWISE = RerankerRecipe(epochs=2, batch=4, positives=2, negatives=5, random_negatives=1, depth=10, lr=1e-4,
+                          loss="listwise", negatives_from="fine-tuned", train_layers=4)
+
+
+#: The recipes ``graphhop train leaf-reranker --recipe`` offers.
+RECIPES = {"pointwise": RerankerRecipe(), "listwise": LISTWISE}
+
+
+def line_log(path: str | Path | None) -> Any:
+    """A callable appending a timestamped line to ``path`` (flushed at once), or None without a path."""
+    if path is None:
+        return None
+
+    def write(line: str) -> None:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(f"{time.strftime('%H:%M:%S')} {line}\n")
+
+    return write
+
+
+def recipe_key_fields(recipe: RerankerRecipe) -> dict[str, Any]:
+    """The recipe's fields as hashed into its cache key (session-6 fields only where not at their session-5 value)."""
+    return {k: v for k, v in asdict(recipe).items() if not (k in _LATER and _LATER[k] == v)}
 
 
 def reranker_items(golds: Sequence[Sequence[str]], candidates: Sequence[Sequence[str]], recipe: RerankerRecipe,
@@ -73,9 +117,56 @@ def reranker_items(golds: Sequence[Sequence[str]], candidates: Sequence[Sequence
     return items
 
 
+def listwise_loss(logits: Any, labels: Any, groups: Sequence[int], bce_weight: float = 1.0) -> Any:
+    """Mean over the lists (``groups``: the list sizes, in order) of each gold pair's softmax loss against its
+    list's non-gold pairs (a list's other gold pairs are never its negatives; a list without a gold or a
+    negative adds nothing), plus ``bce_weight`` times the pointwise BCE over every pair."""
+    import torch
+
+    parts, at = [], 0
+    for n in groups:
+        z, y = logits[at:at + n], labels[at:at + n] > 0.5
+        at += n
+        if y.any() and (~y).any():
+            neg = torch.logsumexp(z[~y], dim=0)
+            parts.append(-(z[y] - torch.logaddexp(z[y], neg)).mean())
+    loss = torch.stack(parts).mean() if parts else logits.sum() * 0.0
+    if bce_weight:
+        loss = loss + bce_weight * torch.nn.functional.binary_cross_entropy_with_logits(logits, labels)
+    return loss
+
+
+def freeze_below(model: Any, train_layers: int) -> None:
+    """Freeze what is not trained: with 6 (all) layers only the word embeddings (session 5); with fewer, every
+    embedding and the lower layers (the pooler and the one-logit head are always trained)."""
+    bert = model.base_model
+    if train_layers >= len(bert.encoder.layer):
+        for p in bert.embeddings.word_embeddings.parameters():
+            p.requires_grad = False
+        return
+    for p in bert.embeddings.parameters():
+        p.requires_grad = False
+    for layer in bert.encoder.layer[: len(bert.encoder.layer) - train_layers]:
+        for p in layer.parameters():
+            p.requires_grad = False
+
+
+def _training_units(items: Sequence[tuple[int, str, float]], recipe: RerankerRecipe) -> list[Any]:
+    """What a step draws ``batch`` of: the items (``bce``) or the trees' lists of items (``listwise``)."""
+    if recipe.loss == "bce":
+        return list(items)
+    if recipe.loss != "listwise":
+        raise InputError(f"reranker loss {recipe.loss!r}: use bce or listwise")
+    lists: dict[int, list[tuple[int, str, float]]] = {}
+    for it in items:
+        lists.setdefault(it[0], []).append(it)
+    return list(lists.values())
+
+
 def train_leaf_reranker(queries: Sequence[str], items: Sequence[tuple[int, str, float]], text: Any, out: str | Path,
-                        recipe: RerankerRecipe = RerankerRecipe(), progress: bool = True) -> dict[str, Any]:
-    """Fine-tune a MiniLM cross-encoder on ``items`` (``text``: sentence id -> text); save it to ``out``; the card."""
+                        recipe: RerankerRecipe = RerankerRecipe(), progress: bool = True, log: Any = None) -> dict[str, Any]:
+    """Fine-tune a MiniLM cross-encoder on ``items`` (``text``: sentence id -> text); save it to ``out``; the card.
+    ``log``: called with a progress line every 20 steps (for a log file on long runs)."""
     import torch
     from tqdm.auto import tqdm
 
@@ -85,29 +176,38 @@ def train_leaf_reranker(queries: Sequence[str], items: Sequence[tuple[int, str, 
 
     if not items:
         raise InputError("no reranker training items (no train tree has a leaf in the corpus?)")
+    units = _training_units(items, recipe)
     t0 = time.perf_counter()
     torch.manual_seed(recipe.seed)
     _quiet_transformers()
     model, tokenizer = load_sequence_classifier(None)
-    for p in model.base_model.embeddings.word_embeddings.parameters():
-        p.requires_grad = False
-    bce = torch.nn.BCEWithLogitsLoss()
+    freeze_below(model, recipe.train_layers)
+    seen: list[float] = []
 
-    def loss_fn(batch: list[tuple[int, str, float]]) -> Any:
-        enc = tokenizer([queries[i] for i, _, _ in batch], [text(d) for _, d, _ in batch], padding=True,
+    def loss_fn(batch: list[Any]) -> Any:
+        lists = batch if recipe.loss == "listwise" else [batch]
+        flat = [it for group in lists for it in group]
+        enc = tokenizer([queries[i] for i, _, _ in flat], [text(d) for _, d, _ in flat], padding=True,
                         truncation=True, max_length=recipe.max_length, return_tensors="pt")
-        return bce(model(**enc).logits[:, 0], torch.tensor([y for _, _, y in batch]))
+        logits, labels = model(**enc).logits[:, 0], torch.tensor([y for _, _, y in flat])
+        loss = (listwise_loss(logits, labels, [len(g) for g in lists], recipe.bce_weight) if recipe.loss == "listwise"
+                else torch.nn.functional.binary_cross_entropy_with_logits(logits, labels))
+        seen.append(float(loss.detach()))
+        if log is not None and len(seen) % 20 == 0:
+            log(f"step {len(seen)}/{total} loss(last 20) {np.mean(seen[-20:]):.4f} {time.perf_counter() - t0:.0f}s")
+        return loss
 
-    total = recipe.epochs * ((len(items) + recipe.batch - 1) // recipe.batch)
+    total = recipe.epochs * ((len(units) + recipe.batch - 1) // recipe.batch)
     opt, sched = adamw_with_warmup(model, recipe.lr, 0.01, recipe.warmup, total)
-    rng, order, steps, losses = random.Random(recipe.seed), list(range(len(items))), 0, []
+    rng, order, steps, losses = random.Random(recipe.seed), list(range(len(units))), 0, []
     bar = tqdm(total=total, desc="train leaf reranker", unit="step", disable=not progress)
     for epoch in range(1, recipe.epochs + 1):
-        steps, loss, _ = run_epoch(model, loss_fn, items, order, recipe.batch, opt, sched, steps, total, rng, bar, epoch)
+        steps, loss, _ = run_epoch(model, loss_fn, units, order, recipe.batch, opt, sched, steps, total, rng, bar, epoch)
         losses.append(round(loss, 4))
     bar.close()
     card = {"task": "EntailmentBank leaf reranker (cross-encoder)", "recipe": asdict(recipe), "items": len(items),
             "positives": int(sum(y for _, _, y in items)), "steps": steps, "epoch_loss": losses,
+            "loss_first_last_20": [round(float(np.mean(seen[:20])), 4), round(float(np.mean(seen[-20:])), 4)],
             "seconds": round(time.perf_counter() - t0, 1), "threads": torch.get_num_threads()}
 
     def save(path: Path) -> None:
@@ -122,13 +222,15 @@ def leaf_reranker_dir(data_root: str | Path, recipe: RerankerRecipe = RerankerRe
     """The cache directory of the reranker this ``recipe`` trains on ``data_root``'s train trees."""
     from graphhop.train.leaf_encoder import recipe_cache_dir
 
-    return recipe_cache_dir(data_root, recipe, "eb-rerank")
+    return recipe_cache_dir(data_root, recipe, "eb-rerank", recipe_key_fields(recipe))
 
 
 def ensure_leaf_reranker(base_index: Any, data_root: str | Path, recipe: RerankerRecipe = RerankerRecipe(),
-                         progress: bool = True) -> Path:
-    """The trained reranker's directory, training it first (on the fit trees; negatives from ``base_index``,
-    the frozen MiniLM's WorldTree index) when it is not cached."""
+                         progress: bool = True, negative_index: Any = None, log: Any = None) -> Path:
+    """The trained reranker's directory, training it first (on the fit trees) when it is not cached. Hard
+    negatives: the frozen MiniLM's WorldTree index ``base_index`` (dense ∪ BM25), or with
+    ``recipe.negatives_from == "fine-tuned"`` the dense top ``recipe.depth`` of ``negative_index`` (the fine-tuned
+    leaf encoder's index, the one the reranker reorders)."""
     from graphhop.retrieve import make_retriever
     from graphhop.train.leaves import carve
 
@@ -137,13 +239,21 @@ def ensure_leaf_reranker(base_index: Any, data_root: str | Path, recipe: Reranke
         return out
     fit, _ = carve(base_index, data_root, recipe.every)
     queries = [ex.query for ex in fit]
-    dense = make_retriever(base_index, "dense").search(queries, recipe.depth)
-    bm25 = make_retriever(base_index, "bm25").search(queries, recipe.depth)
-    cands = [[h.id for h in d] + [h.id for h in b] for d, b in zip(dense, bm25)]
+    if recipe.negatives_from == "fine-tuned":
+        if negative_index is None or not str(negative_index.model or "").rstrip("/").split("/")[-1].startswith("eb-leaves"):
+            raise InputError("the reranker recipe mines negatives from the fine-tuned leaf encoder's index, and none "
+                             "is cached (run `graphhop train leaf-encoder` first)")
+        cands = [[h.id for h in r] for r in make_retriever(negative_index, "dense").search(queries, recipe.depth)]
+    elif recipe.negatives_from == "frozen":
+        dense = make_retriever(base_index, "dense").search(queries, recipe.depth)
+        bm25 = make_retriever(base_index, "bm25").search(queries, recipe.depth)
+        cands = [[h.id for h in d] + [h.id for h in b] for d, b in zip(dense, bm25)]
+    else:
+        raise InputError(f"reranker negatives_from {recipe.negatives_from!r}: use frozen or fine-tuned")
     docs = base_index.docs
     items = reranker_items([ex.gold for ex in fit], cands, recipe, np.random.default_rng(recipe.seed),
                            [d.id for d in docs.docs])
-    train_leaf_reranker(queries, items, lambda d: docs[d].text, out, recipe, progress)
+    train_leaf_reranker(queries, items, lambda d: docs[d].text, out, recipe, progress, log)
     return out
 
 
