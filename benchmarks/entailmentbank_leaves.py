@@ -41,8 +41,8 @@ def main() -> None:
                         help="The fine-tuned MiniLM (`graphhop train leaf-encoder`; falls back to base with a warning "
                              "when not cached) or the frozen MiniLM.")
     parser.add_argument("--reranker", default="auto",
-                        help="The leaf reranker dir (`graphhop train leaf-reranker`); auto: the cached one, skipped with a "
-                             "warning when not trained; none: skip it.")
+                        help="The leaf reranker dir (`graphhop train leaf-reranker`); auto: the cached one of the default "
+                             "recipe, pointwise / listwise: that recipe's, skipped with a warning when not trained; none: skip it.")
     parser.add_argument("--sample", type=int, default=None, help="Questions taken evenly over the split (default all).")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--out", type=Path, default=None, help="Write the table as JSON here.")

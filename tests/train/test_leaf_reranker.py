@@ -34,14 +34,36 @@ def test_items_take_capped_positives_and_non_gold_negatives_seeded():
 
 
 def test_choose_set_picks_the_rule_with_the_best_carve_f1():
-    from graphhop.train.leaf_reranker import CAPS, DEPTHS, MIXES, THRESHOLDS, choose_set
+    from graphhop.train.leaf_reranker import CAPS, DEPTHS, MIXES, RELATIVE, THRESHOLDS, choose_set
     from graphhop.train.leaves import LeafExample
 
     scored = [[("a", 0.9, 0, 0.5), ("b", 0.55, 1, 0.5), ("x", 0.45, 2, 0.5), ("y", 0.2, 3, 0.5)]]
     best, grid = choose_set(scored, [LeafExample("q", "q", ["a", "b"], 2)])
     assert best["f1"] == pytest.approx(1.0) and best["depth"] == 10 and best["mix"] == 1.0
     assert 0.45 < best["threshold"] <= 0.55
-    assert len(grid) == len(DEPTHS) * len(MIXES) * len(THRESHOLDS) * len(CAPS)
+    assert len(grid) == len(DEPTHS) * len(MIXES) * len(THRESHOLDS) * len(CAPS) * len(RELATIVE)
+    assert best["relative"] is False                                  # ties: an absolute threshold first
+    assert len(choose_set(scored, [LeafExample("q", "q", ["a", "b"], 2)], (10,))[1]) == len(grid) // len(DEPTHS)
+
+
+def test_a_relative_rule_keeps_leaves_close_to_the_best_one():
+    from graphhop.retrieve.leaves_rerank import cut_set
+
+    scored = [("a", 0.3, 0, 0.0), ("b", 0.25, 1, 0.0), ("c", 0.1, 2, 0.0), ("d", 0.05, 3, 0.0)]
+    assert cut_set(scored, 10, 0.2, 4) == ["a", "b"]                       # absolute: 0.25 >= 0.2
+    assert cut_set(scored, 10, 0.2, 4, relative=True) == ["a", "b", "c"]   # relative: >= 0.3 - 0.2
+    assert cut_set(scored, 10, 0.01, 4, relative=True) == ["a"]
+    assert cut_set(scored, 3, 0.5, 4, relative=True) == ["a", "b", "c"]    # depth 3: d is not a candidate
+
+
+def test_rule_depths_stop_at_the_depth_the_negatives_came_from():
+    from types import SimpleNamespace
+
+    from graphhop.train.leaf_reranker import DEPTHS, rule_depths
+
+    assert rule_depths(SimpleNamespace(card={"recipe": {"depth": 10}})) == (10,)
+    assert rule_depths(SimpleNamespace(card={"recipe": {"depth": 30}})) == DEPTHS
+    assert rule_depths(SimpleNamespace(card={})) == DEPTHS
 
 
 def test_cache_key_follows_the_recipe(tmp_path, monkeypatch):
@@ -146,11 +168,67 @@ def test_a_tiny_reranker_trains_saves_and_sets_leaves(tiny_index, tmp_path):
     assert hits, "the best leaf is always in the set"
     assert n <= rule["max_leaves"]
     assert [h.id for h in hits] == [h.id for h in sorted(ranking, key=lambda h: -h.score)[:n]]  # the best n
-    assert all(h.score >= rule["threshold"] for h in hits[1:])  # past the best leaf, only those over the threshold
-    assert n in (rule["max_leaves"], reranker.depth) or ranking[n].score < rule["threshold"]  # and all of those
+    floor = hits[0].score - rule["threshold"] if rule["relative"] else rule["threshold"]
+    assert all(h.score >= floor for h in hits[1:])  # past the best leaf, only those over the threshold
+    assert n in (rule["max_leaves"], reranker.depth) or ranking[n].score < floor  # and all of those
     pipe = build_pipeline("leaves", tiny_index, leaf_reranker=str(tmp_path / "rr"))
     graph = pipe.retrieve_graph(queries[:1])[0]
     assert set(graph.evidence_ids) == {h.id for h in hits} and graph.is_valid()
+
+
+@pytest.mark.slow
+def test_a_tiny_listwise_reranker_trains_one_list_a_tree_and_learns(tmp_path):
+    from graphhop.models.cross_encoder import load_sequence_classifier, score_pairs
+    from graphhop.train.leaf_reranker import RerankerRecipe, train_leaf_reranker
+
+    queries = ["leo is a constellation of stars", "a robin has feathers"]
+    items = [(0, "s1", 1.0), (0, "s2", 1.0), (0, "s4", 0.0), (0, "s5", 0.0), (1, "s3", 1.0), (1, "s6", 1.0),
+             (1, "s4", 0.0), (1, "s2", 0.0)]
+    recipe = RerankerRecipe(epochs=8, batch=1, lr=3e-4, warmup=0.0, loss="listwise", train_layers=2)
+    card = train_leaf_reranker(queries, items, CORPUS.__getitem__, tmp_path / "lw", recipe, progress=False)
+    assert card["steps"] == 16 and card["recipe"]["loss"] == "listwise"                 # 2 lists x 8 epochs
+    assert card["epoch_loss"][-1] < card["epoch_loss"][0]
+    model, tok = load_sequence_classifier(tmp_path / "lw")
+    z = score_pairs(model, tok, [queries[0]] * 4, [CORPUS[d] for d in ("s1", "s2", "s4", "s5")])
+    assert min(z[:2]) > max(z[2:])                                         # its training list, gold first
+
+
+def test_recipe_names_find_their_cached_reranker_or_warn(tmp_path, monkeypatch):
+    from graphhop.eval.leaves import leaf_reranker
+    from graphhop.train.leaf_reranker import LISTWISE, leaf_reranker_dir
+
+    monkeypatch.setenv("GRAPHHOP_CACHE", str(tmp_path / "cache"))
+    train = tmp_path / "data" / "entailmentbank" / "angles" / "task_1" / "train.jsonl"
+    train.parent.mkdir(parents=True)
+    train.write_text("{}\n", encoding="utf-8")
+    with pytest.warns(UserWarning, match=leaf_reranker_dir(tmp_path / "data", LISTWISE).name):
+        assert leaf_reranker(None, tmp_path / "data", "listwise") is None
+    assert leaf_reranker(None, tmp_path / "data", "none") is None
+
+
+def test_listwise_recipe_needs_the_fine_tuned_index(tiny_index, tmp_path, monkeypatch):
+    from graphhop.core import InputError
+    from graphhop.train.leaf_reranker import LISTWISE, ensure_leaf_reranker
+
+    monkeypatch.setenv("GRAPHHOP_CACHE", str(tmp_path / "cache"))
+    train = tmp_path / "data" / "entailmentbank" / "angles" / "task_1" / "train.jsonl"
+    train.parent.mkdir(parents=True)
+    train.write_text("", encoding="utf-8")
+    with pytest.raises(InputError, match="train leaf-encoder"):
+        ensure_leaf_reranker(tiny_index, tmp_path / "data", LISTWISE, negative_index=tiny_index)   # a frozen index
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["train", "leaf-reranker", "--recipe", "pairwise"], "--recipe 'pairwise': use one of pointwise, listwise"),
+])
+def test_leaf_reranker_options_reject_bad_input_in_one_line(args, needle, tmp_path):
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-c", "from graphhop.cli import main; main()", *args], capture_output=True,
+                       text=True, timeout=120, cwd=tmp_path)
+    lines = [line for line in r.stderr.splitlines() if line.strip()]
+    assert r.returncode == 2 and len(lines) == 1 and needle in lines[0] and "Traceback" not in r.stderr, r.stderr
 
 
 @pytest.mark.data

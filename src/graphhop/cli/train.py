@@ -437,8 +437,8 @@ def train_leaf_reranker(
                                  "encoder's index (`train leaf-encoder`; falls back to the frozen MiniLM with a warning "
                                  "when not cached) or over the frozen MiniLM's."),
     threads: Optional[int] = typer.Option(1, help="Torch CPU threads."),
-    recipe: str = typer.Option("pointwise", help="listwise (session 6: hard negatives from the fine-tuned encoder's "
-                               "top 10, listwise + pointwise loss) or pointwise (session 5: BCE, frozen negatives)."),
+    recipe: Optional[str] = typer.Option(None, help="listwise (session 6: hard negatives from the fine-tuned encoder's "
+                               "top 10, listwise + pointwise loss) or pointwise (session 5: BCE, frozen negatives); default: train.leaf_reranker.DEFAULT_RECIPE."),
     log: Optional[Path] = typer.Option(None, "--log", help="Append a progress line every 20 training steps here."),
 ) -> None:
     """Train the EntailmentBank leaf reranker (a MiniLM cross-encoder; ``train/leaf_reranker.py``) on the train
@@ -448,9 +448,10 @@ def train_leaf_reranker(
     from graphhop.models.encoder import set_threads
     from graphhop.retrieve.leaves_rerank import DEFAULT_RULE, LeafReranker
     from graphhop.train.leaf_encoder import open_leaf_index
-    from graphhop.train.leaf_reranker import RECIPES, choose_rule, ensure_leaf_reranker, line_log
+    from graphhop.train.leaf_reranker import DEFAULT_RECIPE, RECIPES, choose_rule, ensure_leaf_reranker, line_log
     from graphhop.train.leaves import selection_examples
 
+    recipe = recipe or DEFAULT_RECIPE
     if recipe not in RECIPES:
         raise InputError(f"--recipe {recipe!r}: use one of {', '.join(RECIPES)}")
     set_threads(threads)

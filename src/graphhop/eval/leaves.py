@@ -122,7 +122,8 @@ def leaf_systems(index: Any, examples: Sequence[LeafExample], retriever: Any = N
         systems["leaves (greedy, conditioned; gold k)"] = leaves(True)
         systems["leaves (greedy, conditioned, learned stop)"] = leaves(False)
     if reranker is not None:
-        rule = f"dense top-{reranker.depth}, mix {reranker.mix}, >= {reranker.threshold}, <= {reranker.max_leaves}"
+        floor = f">= best - {reranker.threshold}" if getattr(reranker, "relative", False) else f">= {reranker.threshold}"
+        rule = f"dense top-{reranker.depth}, mix {reranker.mix}, {floor}, <= {reranker.max_leaves}"
         memo: dict = {}
         systems["leaf reranker (cross-encoder; gold k)"] = _reranked(reranker, examples, True, memo)
         systems[f"leaf reranker (cross-encoder; {rule}, chosen on the carve)"] = _reranked(reranker, examples, False, memo)
@@ -131,18 +132,20 @@ def leaf_systems(index: Any, examples: Sequence[LeafExample], retriever: Any = N
 
 def leaf_reranker(index: Any, data_root: Any, model_dir: str = "auto", carve: Sequence[LeafExample] = ()) -> Any:
     """The :class:`~graphhop.retrieve.leaves_rerank.LeafReranker` over ``index`` (``auto``: the cached one of the
-    default recipe; ``none``: no reranker) with its rule for this index's encoder, chosen on ``carve`` when it was
-    never chosen; None (with a warning) when ``auto`` finds no trained reranker."""
+    default recipe; a name of :data:`~graphhop.train.leaf_reranker.RECIPES`: the cached one of that recipe; else a
+    directory; ``none``: no reranker) with its rule for this index's encoder, chosen on ``carve`` when it was
+    never chosen; None (with a warning) when ``auto`` or a recipe name finds no trained reranker."""
     import warnings
     from pathlib import Path
 
     from graphhop.retrieve.leaves_rerank import DEFAULT_RULE, LeafReranker, load_selection
-    from graphhop.train.leaf_reranker import choose_rule, leaf_reranker_dir
+    from graphhop.train.leaf_reranker import DEFAULT_RECIPE, RECIPES, choose_rule, leaf_reranker_dir
 
     if model_dir == "none":
         return None
-    path = leaf_reranker_dir(data_root) if model_dir == "auto" else Path(model_dir)
-    if model_dir == "auto" and not (path / "graphhop_card.json").exists():
+    named = DEFAULT_RECIPE if model_dir == "auto" else model_dir
+    path = leaf_reranker_dir(data_root, RECIPES[named]) if named in RECIPES else Path(model_dir)
+    if named in RECIPES and not (path / "graphhop_card.json").exists():
         warnings.warn(f"no leaf reranker at {path} (run `graphhop train leaf-reranker` or `make eb-reranker`): "
                       "its rows are skipped", stacklevel=2)
         return None

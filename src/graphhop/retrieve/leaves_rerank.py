@@ -4,7 +4,8 @@
 the query: the fine-tuned leaf encoder's index where it is cached), scores each (query, sentence) pair
 with the cross-encoder of :mod:`graphhop.train.leaf_reranker` (probability = sigmoid of its logit) and
 keeps the best sentence by ``mix * probability + (1 - mix) * first-stage cosine``, then the next ones while
-that score is at least ``threshold``, ``max_leaves`` at most. The rule (depth, mix, threshold, cap) is chosen on the selection carve of train
+that score is at least ``threshold`` (or, with a ``relative`` rule, at least the best one's minus ``threshold``),
+``max_leaves`` at most. The rule (depth, mix, threshold, cap) is chosen on the selection carve of train
 (:func:`graphhop.train.leaf_reranker.choose_set` over :func:`cut_set`) and stored beside the model, one file per index encoder.
 """
 
@@ -34,11 +35,13 @@ def fuse(scored: Sequence[tuple[str, float, int, float]], mix: float = 1.0,
 
 
 def cut_set(scored: Sequence[tuple[str, float, int, float]], depth: int, threshold: float, cap: int,
-            mix: float = 1.0) -> list[str]:
+            mix: float = 1.0, relative: bool = False) -> list[str]:
     """The leaf set: among the first ``depth`` of the first stage, by the :func:`fuse` score, the best one, then
-    the next ones while that score is at least ``threshold``, ``cap`` at most."""
+    the next ones while that score is at least ``threshold`` (``relative``: at least the best one's score minus
+    ``threshold``), ``cap`` at most."""
     ranked = fuse(scored, mix, depth)
-    return [s[0] for s in ranked[:1]] + [s[0] for s in ranked[1:cap] if s[1] >= threshold]
+    floor = ranked[0][1] - threshold if relative and ranked else threshold
+    return [s[0] for s in ranked[:1]] + [s[0] for s in ranked[1:cap] if s[1] >= floor]
 
 
 def selection_path(model_dir: str | Path, index: Any) -> Path:
@@ -76,6 +79,7 @@ class LeafReranker(Stage):
         self.threshold = float(self.rule["threshold"] if threshold is None else threshold)
         self.max_leaves = int(self.rule["max_leaves"] if max_leaves is None else max_leaves)
         self.mix = float(self.rule.get("mix", 1.0) if mix is None else mix)
+        self.relative = bool(self.rule.get("relative", False))
         self.model, self.tokenizer = load_sequence_classifier(model_dir)
         self.first = make_retriever(index, "dense")
 
@@ -113,7 +117,7 @@ class LeafReranker(Stage):
         for scored, first in zip(self.score(queries, self.depth, rankings), rankings):
             fused = fuse(scored, self.mix)
             ranking = [Hit(d, p) for d, p, _ in fused] + [Hit(h.id, 0.0) for h in first[self.depth:]]
-            chosen = set(cut_set(scored, self.depth, self.threshold, self.max_leaves, self.mix))
+            chosen = set(cut_set(scored, self.depth, self.threshold, self.max_leaves, self.mix, self.relative))
             out.append(([h for h in ranking if h.id in chosen], ranking))
         return out
 

@@ -34,8 +34,8 @@ import numpy as np
 from graphhop.core import InputError
 from graphhop.retrieve.leaves_rerank import cut_set
 
-__all__ = ["RerankerRecipe", "LISTWISE", "RECIPES", "line_log", "recipe_key_fields", "reranker_items", "listwise_loss", "freeze_below", "train_leaf_reranker", "leaf_reranker_dir", "ensure_leaf_reranker",
-           "choose_set", "choose_rule", "DEPTHS", "MIXES", "THRESHOLDS", "CAPS"]
+__all__ = ["RerankerRecipe", "LISTWISE", "RECIPES", "DEFAULT_RECIPE", "line_log", "recipe_key_fields", "reranker_items", "listwise_loss", "freeze_below", "train_leaf_reranker", "leaf_reranker_dir", "ensure_leaf_reranker",
+           "choose_set", "choose_rule", "rule_depths", "DEPTHS", "MIXES", "THRESHOLDS", "CAPS", "RELATIVE"]
 
 
 @dataclass(frozen=True)
@@ -73,13 +73,15 @@ _LATER = {"loss": "bce", "negatives_from": "frozen", "train_layers": 6, "bce_wei
 
 #: The session-6 recipe (chosen before any carve figure was seen, sized to ~25 CPU minutes on one thread): hard
 #: negatives from the fine-tuned leaf encoder's dense top 10, lists of 2 gold + 5 hard + 1 random sentences,
-#: 4 trees (32 pairs) a step, listwise + pointwise loss, top 4 layers trained, 2 epochs, lr 1e-4.
-LISTWISE = RerankerRecipe(epochs=2, batch=4, positives=2, negatives=5, random_negatives=1, depth=10, lr=1e-4,
+#: 4 trees (32 pairs) a step, listwise + pointwise loss, top 4 layers trained, 1 epoch (294 steps), lr 1e-4.
+LISTWISE = RerankerRecipe(epochs=1, batch=4, positives=2, negatives=5, random_negatives=1, depth=10, lr=1e-4,
                           loss="listwise", negatives_from="fine-tuned", train_layers=4)
 
 
 #: The recipes ``graphhop train leaf-reranker --recipe`` offers.
 RECIPES = {"pointwise": RerankerRecipe(), "listwise": LISTWISE}
+#: The recipe ``graphhop train leaf-reranker`` trains and the benchmark's ``--reranker auto`` finds.
+DEFAULT_RECIPE = "pointwise"
 
 
 def line_log(path: str | Path | None) -> Any:
@@ -237,12 +239,13 @@ def ensure_leaf_reranker(base_index: Any, data_root: str | Path, recipe: Reranke
     out = leaf_reranker_dir(data_root, recipe)
     if (out / "graphhop_card.json").exists():
         return out
+    if recipe.negatives_from == "fine-tuned" and (
+            negative_index is None or not Path(str(negative_index.model or "base")).name.startswith("eb-leaves")):
+        raise InputError("the reranker recipe mines negatives from the fine-tuned leaf encoder's index, and none "
+                         "is cached (run `graphhop train leaf-encoder` first)")
     fit, _ = carve(base_index, data_root, recipe.every)
     queries = [ex.query for ex in fit]
     if recipe.negatives_from == "fine-tuned":
-        if negative_index is None or not str(negative_index.model or "").rstrip("/").split("/")[-1].startswith("eb-leaves"):
-            raise InputError("the reranker recipe mines negatives from the fine-tuned leaf encoder's index, and none "
-                             "is cached (run `graphhop train leaf-encoder` first)")
         cands = [[h.id for h in r] for r in make_retriever(negative_index, "dense").search(queries, recipe.depth)]
     elif recipe.negatives_from == "frozen":
         dense = make_retriever(base_index, "dense").search(queries, recipe.depth)
@@ -263,39 +266,54 @@ DEPTHS = (10, 20, 30)
 MIXES = (1.0, 0.75, 0.5, 0.25)
 THRESHOLDS = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
 CAPS = (2, 3, 4, 5, 6, 8)
+#: Whether the threshold is on the score itself or on its distance below the best leaf's score.
+RELATIVE = (False, True)
 
 
-def choose_set(scored: Sequence[Sequence[tuple[str, float, int, float]]],
-               examples: Sequence[Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The (depth, mix, threshold, cap) of :func:`~graphhop.retrieve.leaves_rerank.cut_set` with the best mean
-    leaf-set F1 on ``examples`` (the carve; ties: the smaller depth and cap, the larger mix and threshold); also
-    the whole grid."""
+def choose_set(scored: Sequence[Sequence[tuple[str, float, int, float]]], examples: Sequence[Any],
+               depths: Sequence[int] = DEPTHS) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The (depth, mix, threshold, cap, relative) of :func:`~graphhop.retrieve.leaves_rerank.cut_set` with the best
+    mean leaf-set F1 on ``examples`` (the carve; ties: the smaller depth and cap, the larger mix, an absolute
+    threshold before a relative one, the larger threshold); also the whole grid."""
     from graphhop.train.leaves import leaf_f1
 
     grid = []
-    for depth in DEPTHS:
+    for depth in depths:
         for mix in MIXES:
             for cap in CAPS:
                 for t in THRESHOLDS:
-                    f1 = [leaf_f1(cut_set(s, depth, t, cap, mix), ex) for s, ex in zip(scored, examples)]
-                    grid.append({"depth": depth, "mix": mix, "threshold": t, "max_leaves": cap, "f1": float(np.mean(f1))})
-    best = max(grid, key=lambda g: (round(g["f1"], 12), -g["depth"], -g["max_leaves"], g["mix"], g["threshold"]))
+                    for rel in RELATIVE:
+                        f1 = [leaf_f1(cut_set(s, depth, t, cap, mix, rel), ex) for s, ex in zip(scored, examples)]
+                        grid.append({"depth": depth, "mix": mix, "threshold": t, "max_leaves": cap, "relative": rel,
+                                     "f1": float(np.mean(f1))})
+    best = max(grid, key=lambda g: (round(g["f1"], 12), -g["depth"], -g["max_leaves"], g["mix"], not g["relative"],
+                                    g["threshold"]))
     return dict(best), grid
 
 
+def rule_depths(reranker: Any) -> tuple[int, ...]:
+    """The depths of :data:`DEPTHS` the rule may rerank: those no deeper than the first-stage depth its hard
+    negatives came from (its recipe's ``depth``; a model trained on the top 10 is not asked about the 30th)."""
+    trained = int(reranker.card.get("recipe", {}).get("depth", max(DEPTHS)))
+    return tuple(d for d in DEPTHS if d <= trained) or DEPTHS[:1]
+
+
 def choose_rule(reranker: Any, examples: Sequence[Any]) -> dict[str, Any]:
-    """Score the carve ``examples`` once at the deepest depth of :data:`DEPTHS`, choose the rule with
+    """Score the carve ``examples`` once at the deepest of :func:`rule_depths`, choose the rule with
     :func:`choose_set`, apply it to ``reranker`` and store it beside its model for its index's encoder."""
     from graphhop.io import atomic_write_text
     from graphhop.retrieve.leaves_rerank import selection_path
 
-    scored = reranker.score([ex.query for ex in examples], max(DEPTHS))
-    best, grid = choose_set(scored, examples)
+    depths = rule_depths(reranker)
+    scored = reranker.score([ex.query for ex in examples], max(depths))
+    best, grid = choose_set(scored, examples, depths)
     by_mix = {str(m): round(max(g["f1"] for g in grid if g["mix"] == m), 4) for m in MIXES}
+    by_kind = {k: round(max(g["f1"] for g in grid if g["relative"] == (k == "relative")), 4)
+               for k in ("absolute", "relative")}
     rule = {**best, "chosen_on": f"EntailmentBank train carve ({len(examples)} trees)", "encoder": str(reranker.index.model),
-            "best_f1_by_mix": by_mix}
+            "best_f1_by_mix": by_mix, "best_f1_by_threshold_kind": by_kind}
     atomic_write_text(selection_path(reranker.model_dir, reranker.index), json.dumps(rule, indent=1) + "\n")
     reranker.rule = rule
     reranker.depth, reranker.threshold, reranker.max_leaves = rule["depth"], rule["threshold"], rule["max_leaves"]
-    reranker.mix = rule["mix"]
+    reranker.mix, reranker.relative = rule["mix"], rule["relative"]
     return rule
