@@ -157,3 +157,52 @@ def test_retype_walks_a_repeated_relation_on_and_keeps_the_ends_of_the_asked_typ
 
     answers = KGQA.answers(type("K", (), {"store": store, "answer_order": "name"})(), got.path)
     assert sorted(store.entities[e] for e in answers) == ["harbor hospital", "hill hospital"]
+
+
+@pytest.mark.parametrize("text,verb", [
+    ("which journalists write for the X", "write"),  # the noun is the verb's subject
+    ("which company built the train that runs on X", "built"),
+    ("in which country was X born", None),  # an auxiliary: the noun is not the subject
+    ("which stations does the X serve", None),
+    ("name a soccer club in X", None),  # a preposition
+    ("which rivers X", None),  # the mask
+    ("what is X", None),  # no type phrase
+])
+def test_type_phrase_verb(text: str, verb: str | None) -> None:
+    assert type_phrase(text).verb == verb
+
+
+@pytest.mark.parametrize("text,noun", [
+    ("which astronauts flew on the mission launched in X", "mission"),
+    ("which company built the train that runs on the X", "train"),
+    ("how many bridges are there in the capital of X", None),  # "the capital of": a relational noun, a hop
+    ("in which country is the label of X headquartered", None),
+    ("which journalists write for the X", None),  # the mask
+    ("which movies share the screenwriter with X", None),  # no clause: the noun's own relation is asked
+    ("which trains run on the trains of X", None),  # the asked noun itself
+    ("who founded the company that built X", None),  # no asked type
+])
+def test_described_noun(text: str, noun: str | None) -> None:
+    from graphhop.kgqa.end_type import described_noun
+
+    assert described_noun(text) == noun
+
+
+def test_retype_contrasts_the_fit_with_the_described_noun() -> None:
+    """"which astronauts flew on the mission launched in X": the mission fits ``astronaut`` (it has a crew) as
+    well as the crew does; against ``mission`` it does not, and typing moves on to the crew."""
+    from graphhop.core import Fact
+    from graphhop.kb.store import KGStore
+    from graphhop.kgqa.end_type import EndTyper
+    from graphhop.kgqa.paths import RelPath
+
+    store = KGStore.from_facts([Fact("aurora", "launch year", "1992"), Fact("aurora", "crew member", "nadia"),
+                                Fact("aurora", "mission badge", "owl")])
+    typer = EndTyper(_Words(), store, desc_weight=0.0)
+    ids = {n: i for i, n in enumerate(store.entities)}
+    base = RelPath(((store.relation_id["launch year"], False),), [np.asarray([ids["1992"]]), np.asarray([ids["aurora"]])])
+    # toy vectors (a role phrase is its last word's first letter): no end fits "crew", so the scorer's end stays;
+    # aurora's role "it has a crew **m**ember" fits "mission", nadia's ("... of **s**omething") does not
+    assert retype(typer, base, "crew", max_hops=3, numeric=lambda p: False).path is base
+    got = retype(typer, base, "crew", max_hops=3, numeric=lambda p: False, against="mission")
+    assert [store.entities[e] for e in got.path.ends] == ["nadia"] and got.moved == 1

@@ -20,7 +20,7 @@ import numpy as np
 from graphhop.kgqa.end_type import type_phrase
 from graphhop.kgqa.paths import RelPath
 
-__all__ = ["named_relations", "rivals", "covering", "general", "relation_pairs", "walk"]
+__all__ = ["named_relations", "rivals", "cut_back", "subject_of_named_verb", "covering", "general", "relation_pairs", "walk"]
 
 
 def named_relations(words: Any, text: str) -> tuple[list[str], list[str]]:
@@ -71,6 +71,50 @@ def rivals(kgqa: Any, reading: Any, text: str | None = None, loose: bool = False
             out.append(p)
     fewest = min((words.unnamed(named, p.steps) for p in out), default=0)
     return [(p, words.unnamed(named, p.steps) - fewest) for p in out]
+
+
+def cut_back(kgqa: Any, reading: Any, text: str) -> Any:
+    """The best path without its last step, when that step takes a relation the question does not name and
+    the rest names as many of the asked relations (``serves → located in`` for "which stations does X serve",
+    ``flows through → currency`` for "which countries does X flow through": the scorer went one unasked hop
+    too far); None otherwise. It is one more rival for answer typing (:func:`~graphhop.kgqa.end_type.retype`, moved by 0 hops), so it
+    is taken only when the asked noun fits its ends better by the margin ("in which country was X born" keeps
+    ``born in → located in``: the country fits, the city does not). Not when the type's noun is followed by
+    ``of``: "what is the address of X's children" asks the hop the noun names (``children → location``, though
+    MiniLM fits ``address`` to the children better; PQ-2H). Chosen on the selection KBs (ri09, rw10) and that
+    benchmark dev question."""
+    best, got = reading.best, type_phrase(text)
+    if best is None or len(best.steps) < 2 or got is None or got.tokens[got.end : got.end + 1] == ("of",):
+        return None  # "what is the **address of** X's children": a relational noun names the last hop itself
+    words = kgqa.relation_words
+    asked, typed = named_relations(words, text)
+    named = asked + [w for w in typed if w not in asked]
+    if not asked or words.unnamed(named, best.steps[-1:]) == 0:
+        return None
+    steps = best.steps[:-1]
+    if words.covered(asked, steps) < words.covered(asked, best.steps) or words.unnamed(named, steps) > 0:
+        return None
+    prefix = next((p for p in reading.paths if p.steps == steps), None)
+    prefix = prefix or type(best)(steps, best.layers[:-1], score=best.score)
+    if set(prefix.ends.tolist()) <= set(reading.mention.entities):
+        return None
+    return prefix
+
+
+def subject_of_named_verb(kgqa: Any, reading: Any, text: str) -> bool:
+    """Whether the asked noun is the subject of a verb that names the last relation of the reading's best path
+    ("which **journalists write for** X" over ``^writes for``, "which **trains run on** lines ..." over ``... →
+    ^runs on``), and the path leads away from the topic: the ends are then what the question asks for by its
+    own words, and answer typing does not move them (MiniLM fits ``journalist`` to the journalists' birth
+    cities better than to them: nw12, nw15). A path that only returns to the topic ("which doctors work at X"
+    over ``director → works at``) is left to typing and its rivals (hs10)."""
+    got, path = type_phrase(text), reading.best
+    verb = got.verb if got is not None else None
+    if verb is None or path is None or not path.steps or set(path.ends.tolist()) <= set(reading.mention.entities):
+        return False
+    words = kgqa.relation_words
+    named = words.asked(verb)
+    return bool(named) and words.covered(named, path.steps[-1:]) > 0
 
 
 def covering(kgqa: Any, reading: Any, text: str | None = None, paths: Sequence[Any] | None = None) -> tuple[Any, dict[str, Any]]:

@@ -36,7 +36,7 @@ from graphhop.kgqa.answer_types import SchemaNouns
 from graphhop.kgqa.paths import RelPath, successors
 from graphhop.kgqa.scorer import FUNCTION_WORDS
 
-__all__ = ["TypePhrase", "type_phrase", "asked_noun", "singular", "EndTyper", "Retyped", "retype"]
+__all__ = ["TypePhrase", "type_phrase", "asked_noun", "described_noun", "singular", "EndTyper", "Retyped", "retype"]
 
 _ASK = frozenset("which what name list".split())
 #: Auxiliaries that end the asked noun phrase (``which football club **does** X play for``; or the masked
@@ -84,6 +84,16 @@ class TypePhrase:
     @property
     def words(self) -> tuple[str, ...]:
         return self.tokens[self.start : self.end]
+
+    @property
+    def verb(self) -> str | None:
+        """The word right after the phrase when it may be the verb whose subject the phrase names ("which
+        **journalists write** for X", "which **company built** the train"): a content word that is no
+        auxiliary, preposition or mask; None otherwise ("which country **was** X born in")."""
+        if self.end <= self.start or self.end >= len(self.tokens):
+            return None
+        w = self.tokens[self.end]
+        return w if _is_word(w) and w not in _AUX and w not in _PREP and w != "x" else None
 
 
 def _is_word(w: str) -> bool:
@@ -264,7 +274,8 @@ def _repeats(path: RelPath, cand: RelPath) -> bool:
 
 def retype(typer: EndTyper, path: RelPath, noun: str | None, max_hops: int, extra: int | None = None,
            hop_penalty: float = 0.08, margin: float = 0.08,
-           numeric: Callable[[RelPath], bool] | None = None, rivals: Sequence[tuple[RelPath, int]] = ()) -> Retyped:
+           numeric: Callable[[RelPath], bool] | None = None, rivals: Sequence[tuple[RelPath, int]] = (),
+           against: str | None = None) -> Retyped:
     """The continuation of ``path`` by up to ``extra`` hops (default :data:`WINDOW`), or one of ``rivals``
     (other paths of the reading that ask as much of the question, with the hops each counts as moved:
     :func:`graphhop.kgqa.cover.rivals`), whose ends fit ``noun`` best, when it beats the path's own ends by ``margin`` after
@@ -274,8 +285,12 @@ def retype(typer: EndTyper, path: RelPath, noun: str | None, max_hops: int, extr
     (:meth:`EndTyper.noun_role`): ends that are its objects stay; ends that are only its subjects are never
     moved to (the books a publisher published are not publishers), and a value the noun does not name is left
     for an end of that relation only ("what **currency** is used in the country where X was formed": not
-    ``year formed``)."""
+    ``year formed``). With ``against`` (the noun the question gives another entity of the chain: "which
+    astronauts flew on **the mission** launched in X"), fits are contrasted: the noun's fit less ``against``'s,
+    so the entity the question calls a mission is not taken for an astronaut (:func:`described_noun`)."""
     extra = WINDOW if extra is None else extra
+    if against is not None:
+        typer = _Contrast(typer, against)
     if noun is None:
         return Retyped(path, None)
     role = typer.noun_role(noun, path.ends.tolist())
@@ -308,6 +323,42 @@ def retype(typer: EndTyper, path: RelPath, noun: str | None, max_hops: int, extr
     if _repeats(path, best):
         best = _narrowed(typer, noun, path, best)
     return Retyped(best, noun, moved, base, best_fit)
+
+
+#: Words that open a clause describing the noun before them (:func:`described_noun`).
+_CLAUSE = frozenset("that which who whose".split())
+
+
+class _Contrast:
+    """An :class:`EndTyper` whose :meth:`fit` is the asked noun's fit less the ``against`` noun's."""
+
+    def __init__(self, typer: EndTyper, against: str) -> None:
+        self.typer, self.against, self.store = typer, against, typer.store
+
+    def fit(self, noun: str, ends: Sequence[int]) -> float:
+        return self.typer.fit(noun, ends) - self.typer.fit(self.against, ends)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.typer, name)
+
+
+def described_noun(text: str) -> str | None:
+    """The class noun a (masked) question gives another entity of its chain after the asked type's phrase: the
+    first ``the <noun>`` after it, not the asked noun, that a clause describes ("which astronauts flew on **the
+    mission** launched in X" -> ``mission``, "which company built **the train** that runs on X" -> ``train``);
+    None when there is none or no asked type. Only a noun a clause follows (``that``/``which``/``who`` or a
+    participle in ``-ed``): ``the <noun> of`` is a relational noun, the name of a hop ("the **capital** of X"),
+    and "which movies share **the screenwriter with** X" asks the noun's own relation (MetaQA-2H)."""
+    got = type_phrase(text)
+    if got is None or got.noun is None:
+        return None
+    toks = got.tokens
+    for i in range(got.end, len(toks) - 2):
+        w, nxt = toks[i + 1], toks[i + 2]
+        if toks[i] == "the" and _is_word(w) and w != "x" and singular(w) != got.noun and (
+                nxt in _CLAUSE or (nxt.endswith("ed") and nxt not in _AUX)):
+            return singular(w)
+    return None
 
 
 def _narrowed(typer: EndTyper, noun: str, path: RelPath, moved: RelPath) -> RelPath:

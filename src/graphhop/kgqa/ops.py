@@ -40,10 +40,10 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from graphhop.kb.verbalize import clean_relation
-from graphhop.kgqa.cover import covering, general, named_relations, rivals, walk
+from graphhop.kgqa.cover import covering, cut_back, general, named_relations, rivals, subject_of_named_verb, walk
 from graphhop.kgqa.compare import (compare_sides, names_entity, resolve, same_value, split_choice, split_comparative,
                                    split_same)
-from graphhop.kgqa.end_type import asked_noun, retype
+from graphhop.kgqa.end_type import asked_noun, described_noun, retype, type_phrase
 from graphhop.kgqa.link import Mention, masked, tokens
 from graphhop.kgqa.pipeline import walks_back
 from graphhop.kgqa.scorer import type_relations
@@ -138,8 +138,14 @@ def _typed(kgqa: Any, reading: Any, text: str) -> tuple[Any, dict[str, Any]]:
     noun = asked_noun(text, phrase=True) if typer is not None else None
     if noun is None:
         return reading, {}
-    got = retype(typer, reading.best, noun, kgqa.max_hops, numeric=kgqa.is_numeric, rivals=rivals(kgqa, reading))
+    if subject_of_named_verb(kgqa, reading, text):
+        return reading, {"answer_type": {"noun": noun, "moved_hops": 0, "subject_of": type_phrase(text).verb}}
+    cut, against = cut_back(kgqa, reading, text), described_noun(text)
+    got = retype(typer, reading.best, noun, kgqa.max_hops, numeric=kgqa.is_numeric,
+                 rivals=rivals(kgqa, reading) + ([(cut, 0)] if cut is not None else []), against=against)
     trace = {"answer_type": {"noun": noun, "moved_hops": got.moved, "fit": round(got.fit_after, 4)}}
+    if against is not None:
+        trace["answer_type"]["against"] = against  # the fits are contrasted with this noun's
     if got.path is reading.best:
         return reading, trace
     if got.path.steps[: len(reading.best.steps)] != reading.best.steps:
