@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -59,15 +60,15 @@ def open_systems(model: Any, examples: list, search: Any, golds: list, k: int, s
             return out
         return predict
 
-    shared = CandidateCache(search, k)  # the first mode (bidirectional) is timed; the others reuse its retrievals
+    shared = CandidateCache(search, k, settings.answer_reach)  # the first mode (bidirectional) is timed; the others reuse its retrievals
 
     def hops(mode: str):
         def predict(_: list[str]) -> list[Prediction]:
             out = []
             for ex, gold in zip(examples, golds):
                 t0 = time.perf_counter()
-                opener = OpenBGR(model, search, k=k, mode=mode, settings=settings,
-                                 cache=CandidateCache(search, k) if mode == "bidirectional" else shared, relation=relation)
+                opener = OpenBGR(model, search, k=k, mode=mode, settings=settings, relation=relation,
+                                 cache=CandidateCache(search, k, settings.answer_reach) if mode == "bidirectional" else shared)
                 out.append(Prediction(graph=opener.retrieve_graph(ex.query)))
                 if mode == "bidirectional":
                     stats.setdefault(label, []).append(1000 * (time.perf_counter() - t0))
@@ -95,13 +96,15 @@ def selection_questions(model_card: dict, args: argparse.Namespace, cache: Any, 
 
 
 def select_here(model: Any, card: dict, args: argparse.Namespace, cands: Any, by_text: dict[str, str], cache: Any,
-                relation: Any = None) -> Any:
+                relation: Any = None, reaches: tuple[int, ...] = (0,)) -> Any:
     """Open settings chosen on ``--select-open`` questions (:func:`selection_questions`) by the open retriever
-    itself (``cands``: a shared CandidateCache at the largest of ``--select-ks``)."""
+    itself (``cands``: a shared CandidateCache at the largest of ``--select-ks``; ``reaches``: backward's
+    first-step candidates to choose among)."""
     from graphhop.train.bgr_open import select_open
 
     dev = selection_questions(card, args, cache, args.select_open)
-    settings, table = select_open(model, dev, cands, by_text, ks=tuple(args.select_ks), relation=relation)
+    settings, table = select_open(model, dev, cands, by_text, ks=tuple(args.select_ks), relation=relation,
+                                  answer_reaches=reaches)
     best = {d: max(v for key, v in table.items() if f":{d}@" in key) for d in ("forward", "backward")}
     best["merged"] = max(v["f1"] for key, v in table.items() if key.startswith("merge:"))
     print(f"# open selection on {len(dev)} {args.select_on} questions ({'relation' if relation else 'matcher'}): "
@@ -151,6 +154,13 @@ def parse_args() -> argparse.Namespace:
                     help="open-hops with the relation-aware matcher score (retrieve/bgr_relation.py): fit it on "
                          "--relation-n carve questions (written to OUT/relation.json), or load a fitted one")
     ap.add_argument("--relation-n", type=int, default=60, help="--relation fit: carve questions to fit on")
+    ap.add_argument("--answer-reaches", type=int, nargs="+", default=[0],
+                    help="--select-open: backward's first-step candidates to choose among: 0 = the question's, N = "
+                         "relation-word query + passages within N entity links (HopSearch.answer_candidates); "
+                         "--relation fit fits on the smallest N > 0")
+    ap.add_argument("--plain-backward-too", action="store_true",
+                    help="also open-hops bidirectional with the main rows' settings but backward's first step the "
+                         "question's candidates (answer reach 0): the ablation of the answer candidates")
     ap.add_argument("--matcher-too", action="store_true",
                     help="with --relation: also open-hops bidirectional with the matcher alone (its own selection), "
                          "sharing the retrievals")
@@ -194,18 +204,24 @@ def main() -> None:
     stats: dict[str, list] = {"open-top25": []}
     settings = OpenSettings.from_config(model.cfg) if args.closed_settings else OpenSettings.from_card(card, model.cfg)
     search = mention_search(index, recs, args.db_dir or args.out, max(20, args.k or 0, *args.select_ks), args.links, args.max_df)
-    sel_cands = CandidateCache(search, max(args.select_ks))  # selection grid and relation fit share the retrievals
+    fit_reach = min([r for r in args.answer_reaches if r > 0] or [0])
+    sel_cands = CandidateCache(search, max(args.select_ks), fit_reach)  # selection grid and relation fit share the retrievals
     relation = fit_relation(model, card, args, sel_cands, by_text, cache) if args.relation else None
+    reaches = tuple(args.answer_reaches)
     variants = [("open-hops", relation, MODES)] + ([("open-hops matcher", None, ("bidirectional",))]
                                                    if relation and args.matcher_too else [])
     systems, chosen, given = {}, {}, settings
     for label, rel, modes in variants:
         if args.select_open:
-            settings, best = select_here(model, card, args, sel_cands, by_text, cache, rel)
+            settings, best = select_here(model, card, args, sel_cands, by_text, cache, rel, reaches)
             chosen[label] = {"settings": vars(settings), "select_f1": best}
         systems.update(open_systems(model, examples, search, golds, args.k or settings.k, stats, cache.encode, settings,
                                     not args.no_top25 and label == "open-hops", rel, label, modes))
     settings = OpenSettings(**chosen["open-hops"]["settings"]) if chosen else given  # the main rows' settings
+    if args.plain_backward_too:  # the ablation: the same settings, backward's first step the question's candidates
+        systems.update(open_systems(model, examples, search, golds, args.k or settings.k, stats, cache.encode,
+                                    replace(settings, answer_reach=0), False, relation, "open-hops plain-backward",
+                                    ("bidirectional",)))
     tables["open"] = experiment.run(systems, [ex.question for ex in examples], golds)
     meta = {"n": len(examples), "db": len(index.docs), "k": args.k or settings.k, "closed_merge": card["config"]["merge"],
             "open_settings": vars(settings), "open_trained": bool(card.get("open_training")), "links": args.links,

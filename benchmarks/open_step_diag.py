@@ -1,7 +1,7 @@
 """Open-setting BGR, step by step: where the gold is lost (candidates, matcher ranking, stop).
 
     python benchmarks/open_step_diag.py --data-dir DATASET --model BGR_DIR --db-dir DB --out OUT \
-        [--split carve|dev] [--limit 60] [--k 10] [--settings results.json] [--fit-relation] [--relation HEAD.json]
+        [--split carve|dev] [--limit 60] [--k 10] [--settings results.json] [--fit-relation] [--relation HEAD.json] [--answer-reach N]
 
 Teacher-forced gold prefixes of ``--limit`` questions (stride) of the model's selection carve of train
 (``carve``, the questions ``graphhop train bgr`` chose on and never trained on) or of dev; at each, the
@@ -50,6 +50,9 @@ def main() -> None:
     ap.add_argument("--settings", type=Path, default=None, help="results.json of open_graph_eval.py: its open settings")
     ap.add_argument("--fit-relation", action="store_true", help="fit the relation head on these steps (carve only)")
     ap.add_argument("--relation", type=Path, default=None, help="a fitted relation head (relation.json) to measure too")
+    ap.add_argument("--answer-reach", type=int, default=None,
+                    help="backward's first-step candidates: 0 = the question's, N = relation-word query + passages "
+                         "within N entity links (HopSearch.answer_candidates); default: the settings'")
     args = ap.parse_args()
     from graphhop.core import InputError
     from graphhop.datasets.builder import read_records
@@ -81,8 +84,10 @@ def main() -> None:
                 else load_examples(stride_sample(list(read_records(args.data_dir / "dev.jsonl")), args.limit), emb))
     settings = OpenSettings(**given) if given is not None else OpenSettings.from_card(card, model.cfg)
     k = args.k or settings.k
+    if args.answer_reach is not None:
+        settings.answer_reach = args.answer_reach
     search = mention_search(index, recs, args.db_dir, max(20, k), args.links, args.max_df)
-    cache, words = CandidateCache(search, k), RelationWords(search.mentions, search.encoder)
+    cache, words = CandidateCache(search, k, settings.answer_reach), RelationWords(search.mentions, search.encoder)
     heads = {"matcher": None}
     if args.fit_relation:
         head, steps = fit_on_carve(model, examples, by_text, cache, words, args.data_dir, card, args.out / "relation.json",

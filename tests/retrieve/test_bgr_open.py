@@ -71,3 +71,38 @@ def test_open_bgr_retrieves_a_rooted_graph_from_the_whole_index(tmp_path):
         assert graph.is_valid() and 1 <= len(graph) <= 7
         assert set(graph.evidence_ids) <= {r["id"] for r in rows}
         assert set(graph.evidence_ids) <= set(bgr.last_candidates)
+
+
+class _Search:
+    """Counts retrievals; backward's answer candidates differ from the question's."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def candidates(self, question, paths, k):
+        from graphhop.core import Hit
+
+        self.calls.append("candidates")
+        return [[Hit(f"n{len(p)}-{i}", 1.0) for i in range(k)] for p in paths]
+
+    def answer_candidates(self, question, k, reach):
+        from graphhop.core import Hit
+
+        self.calls.append(f"answer{reach}")
+        return [Hit(f"ans{reach}-{i}", 1.0) for i in range(k)]
+
+
+def test_candidate_cache_gives_backward_first_step_the_answer_candidates_only_when_asked():
+    from graphhop.retrieve.bgr_open import CandidateCache
+
+    search = _Search()
+    plain = CandidateCache(search, k=4)
+    assert plain.ids("q", (), 2, "backward") == plain.ids("q", (), 2, "forward") == ["n0-0", "n0-1"]
+    reach = plain.with_reach(1)
+    assert reach.ids("q", (), 3, "backward") == ["ans1-0", "ans1-1", "ans1-2"]
+    assert reach.ids("q", (), 2, "forward") == ["n0-0", "n0-1"]                   # forward unchanged
+    assert reach.ids("q", ("x",), 2, "backward") == ["n1-0", "n1-1"]              # later steps unchanged
+    reach.ids("q", (), 1, "backward")
+    plain.with_reach(1).ids("q", (), 4, "backward")
+    # one retrieval per (question, path): the caches share their store
+    assert search.calls == ["candidates", "answer1", "candidates"]

@@ -76,3 +76,33 @@ def test_hop_search_ranks_linked_first(tmp_path):
     assert {h.id for h in only.candidates("the sex of claudius 's husband ?", [("a",)], 6)[0]} == {"b", "c", "e", "f"}
     # nothing linked (no gazetteer name in the question): dense + BM25 still answer
     assert only.candidates("what is the weather ?", [()], 2)[0]
+
+
+def test_neighbourhood_is_the_question_entities_passages_then_their_links_by_distance():
+    m = _index()
+    q = "the sex of claudius 's husband ?"
+    assert m.neighbourhood(q, 0) == {"a": 0, "c": 0, "e": 0}
+    # one link on: the names of a, c, e (not the question's own claudius) name b, f (aelia paetina), d (drusus)
+    assert m.neighbourhood(q, 1) == {"a": 0, "c": 0, "e": 0, "b": 1, "f": 1, "d": 1}
+    assert list(m.neighbourhood(q, 1, limit=4)) == ["a", "c", "e", "b"]     # nearest first, capped
+
+
+def test_answer_candidates_reach_the_sentence_the_question_does_not_name(tmp_path):
+    import pytest
+
+    pytest.importorskip("faiss")
+    from graphhop.core import Passage
+    from graphhop.index.dense import DenseOptions
+    from graphhop.index.directory import build_index, documents_from_passages
+    from graphhop.retrieve.bgr_relation import relation_words
+    from graphhop.retrieve.texthop import HopSearch
+
+    index = build_index(documents_from_passages(Passage(k, v) for k, v in DOCS.items()), tmp_path / "idx",
+                        dense=DenseOptions("flat"), overwrite=True)
+    search = HopSearch(index, depth=1, link_bonus=1.0, mentions=_index())
+    q = "the sex of claudius 's husband ?"           # the answer is stated in b, which names aelia paetina only
+    assert relation_words(search.mentions, q) == ("sex", "husband")
+    assert "b" not in {h.id for h in search.candidates(q, [()], 6)[0]}
+    assert "b" not in {h.id for h in search.answer_candidates(q, 6, reach=0)}
+    top = [h.id for h in search.answer_candidates(q, 3, reach=1)]
+    assert "b" in top and "d" in top               # the gender sentences one link away rank first

@@ -150,3 +150,26 @@ def test_builder_db_is_a_cache_rebuilt_when_its_sentences_change(tmp_path):
     assert len(again.docs) == 2 and (tmp_path / "db-index" / "manifest.json").stat().st_mtime_ns == manifest
     more, by_text = builder_db(recs + [{"evidence": [{"text": TEXTS["s2"]}]}], tmp_path)
     assert len(more.docs) == 3 and by_text[next(k for k in by_text if k.startswith("england"))] == "s2"
+
+
+class AnswerSearch(FakeSearch):
+    """FakeSearch whose answer candidates (backward's first step) are the answer sentence alone."""
+
+    def answer_candidates(self, question, k, reach):
+        return [Hit("s0", 1.0)]
+
+
+def test_select_open_chooses_backwards_first_step_candidates_too():
+    from graphhop.eval.bgr_bench import normalize_text
+    from graphhop.train.bgr_open import select_open
+
+    torch.manual_seed(0)
+    model = BGRModel(BGRConfig(input_dim=8, dim=16, hidden=16, heads=2, max_depth=2, max_edges=4)).eval()
+    by_text = {normalize_text(t): d for d, t in TEXTS.items()}
+    settings, table = select_open(model, [example()], CandidateCache(AnswerSearch(), k=4), by_text, thresholds=(0.0,),
+                                  branches=(4,), union_thresholds=(0.8,), ks=(4,), answer_reaches=(0, 1))
+    assert "k4:forward@0.0/branch4/reach1" not in table             # forward's candidates do not change
+    # at reach 0 backward starts from the question's four candidates and its 4 edges go elsewhere (F1 0 here);
+    # at reach 1 from the answer sentence alone: the gold graph
+    assert table["k4:backward@0.0/branch4/reach1"] == 1.0 > table["k4:backward@0.0/branch4"]
+    assert settings.answer_reach == 1 and settings.merge in ("intersect", "backward")

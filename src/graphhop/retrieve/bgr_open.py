@@ -48,10 +48,18 @@ class CandidateCache:
     chose before descending, so the depth-first walk pays one batched call per expanded node.
     """
 
-    def __init__(self, search: HopSearch, k: int = 10) -> None:
+    def __init__(self, search: HopSearch, k: int = 10, answer_reach: int = 0,
+                 store: dict[tuple[str, tuple[str, ...]], list[str]] | None = None) -> None:
         self.search = search
         self.k = k
-        self._ids: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+        # backward's first step: 0 = the question's own candidates (as forward's); r > 0 = where the answer
+        # may be stated (HopSearch.answer_candidates: relation-word query + passages within r links)
+        self.answer_reach = answer_reach
+        self._ids: dict[tuple[str, tuple[str, ...]], list[str]] = {} if store is None else store
+
+    def with_reach(self, answer_reach: int) -> "CandidateCache":
+        """The same cache (same retrievals, shared) with another backward first step."""
+        return CandidateCache(self.search, self.k, answer_reach, self._ids)
 
     def prefetch(self, question: str, paths: list[tuple[str, ...]]) -> None:
         """Retrieve every not-yet-cached path of ``question`` in one batch."""
@@ -60,8 +68,14 @@ class CandidateCache:
             for p, ranking in zip(todo, self.search.candidates(question, todo, self.k)):
                 self._ids[(question, p)] = [h.id for h in ranking]
 
-    def ids(self, question: str, path: tuple[str, ...], k: int | None = None) -> list[str]:
-        """The top ``k`` (at most the cache's) next nodes of ``path`` (never one already on it), best first."""
+    def ids(self, question: str, path: tuple[str, ...], k: int | None = None, direction: str = "forward") -> list[str]:
+        """The top ``k`` (at most the cache's) next nodes of ``path`` (never one already on it), best first;
+        backward's first step (empty path) with ``answer_reach``: the answer candidates."""
+        if direction == "backward" and not path and self.answer_reach:
+            key = (question, (f"\0answer:{self.answer_reach}",))
+            if key not in self._ids:
+                self._ids[key] = [h.id for h in self.search.answer_candidates(question, self.k, self.answer_reach)]
+            return self._ids[key][: k or self.k]
         self.prefetch(question, [path])
         return self._ids[(question, tuple(path))][: k or self.k]
 
@@ -77,6 +91,7 @@ class OpenSettings(InferenceSettings):
 
     merge: str = "forward"
     k: int = 10
+    answer_reach: int = 0  # backward's first step (CandidateCache): 0 = the question's candidates
 
     @classmethod
     def from_config(cls, cfg: Any) -> "OpenSettings":
@@ -169,7 +184,7 @@ def retrieve_direction_open(model: DirectionModel, question: str, question_vec: 
             if backward and path and not g.in_degree(path[-1]):
                 add(ROOT, path[-1])
             continue
-        ids = cache.ids(question, path, k)
+        ids = cache.ids(question, path, k, direction)
         if not ids:
             if backward and path and not g.in_degree(path[-1]):
                 add(ROOT, path[-1])
@@ -253,7 +268,7 @@ class OpenBGR:
         qv = np.asarray(self.search.encoder.encode([query], convert_to_numpy=True, normalize_embeddings=True)[0],
                         dtype=np.float32)
         seen = _Seen(self.search)
-        cache = self.cache or CandidateCache(self.search, self.k)
+        cache = self.cache or CandidateCache(self.search, self.k, self.settings.answer_reach)
         f = self.run(query, "forward", seen, qv, cache) if self.mode != "backward" else None
         b = self.run(query, "backward", seen, qv, cache) if self.mode != "forward" else None
         return seen, f, b

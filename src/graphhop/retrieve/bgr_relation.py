@@ -41,7 +41,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["RELATION_FEATURES", "FUNCTION_WORDS", "RelationHead", "RelationWords", "association_table"]
+__all__ = ["RELATION_FEATURES", "FUNCTION_WORDS", "RelationHead", "RelationWords", "association_table", "relation_words"]
 
 #: Names of :meth:`RelationWords.features`' columns.
 RELATION_FEATURES = ("any", "left", "used", "assoc", "assoc_left", "next", "assoc_next", "link", "link_left",
@@ -53,6 +53,16 @@ FUNCTION_WORDS = frozenset("""
     named name called whose whom as at from into than then also not no yes one any some many much more most
     please tell me give list ask about can could would should will shall may might
 """.split())
+
+
+def relation_words(mentions: Any, text: str) -> tuple[str, ...]:
+    """The content words of ``text`` outside the entity names ``mentions`` (a
+    :class:`~graphhop.retrieve.mention_links.MentionIndex`) finds in it, in order, once each: a sentence's
+    relation (``nationality``), a question's asked relations (``nationality``, ``spouse``)."""
+    from graphhop.retrieve.baselines import tokenize
+
+    outside = " ".join(mentions.outside(text))
+    return tuple(dict.fromkeys(w for w in tokenize(outside) if w not in FUNCTION_WORDS and not w.isdigit()))
 
 
 class RelationWords:
@@ -70,11 +80,7 @@ class RelationWords:
         """The content words of ``text`` outside its entity names (cached per text)."""
         got = self._words.get(text)
         if got is None:
-            from graphhop.retrieve.baselines import tokenize
-
-            outside = " ".join(self.mentions.outside(text))
-            got = tuple(dict.fromkeys(w for w in tokenize(outside) if w not in FUNCTION_WORDS and not w.isdigit()))
-            self._words[text] = got
+            got = self._words[text] = relation_words(self.mentions, text)
         return got
 
     def hop_order(self, question: str) -> tuple[str, ...]:

@@ -144,6 +144,24 @@ class MentionIndex:
         seen = set(self.mentioned(question)).union(*(self.doc_names.get(d, ()) for d in path[:-1]))
         return [n for n in last if n not in seen], [n for n in last if n in seen]
 
+    def neighbourhood(self, question: str, reach: int = 1, limit: int = 5000) -> dict[str, int]:
+        """``passage -> distance``: the passages naming the question's entities (0) and those reached from
+        them by up to ``reach`` entity links (a non-hub name of a passage at distance d names the passages
+        at d + 1); at most ``limit`` passages, nearest first. Where a chain from the question may end:
+        backward BGR's first-step candidates (:meth:`graphhop.retrieve.texthop.HopSearch.answer_candidates`)."""
+        names = set(self.question_names(question))
+        frontier = list(dict.fromkeys(d for n in names for d in self.docs_of.get(n, ())))
+        out = dict.fromkeys(frontier[:limit], 0)
+        for dist in range(1, reach + 1):
+            fresh = {n for d in frontier for n in self.doc_names.get(d, ()) if self.df(n) <= self.max_df} - names
+            names |= fresh
+            frontier = [d for n in sorted(fresh) for d in self.docs_of.get(n, ()) if d not in out]
+            for d in frontier:
+                if len(out) >= limit:
+                    return out
+                out.setdefault(d, dist)
+        return out
+
     def linked(self, question: str, path: Sequence[str]) -> dict[str, float]:
         """Hop candidates by entity links, each with a weight: passages mentioning the question's entities
         (empty path; weight 1) or the path's last passage's names (weight 1 by a new name, ``old_weight``

@@ -111,6 +111,26 @@ class HopSearch:
             return self.mentions.linked(question, path)
         return dict.fromkeys(self.entity_links.links(path[-1]), 1.0) if path and self.entity_links is not None else {}
 
+    def answer_candidates(self, question: str, k: int, reach: int = 1) -> Ranking:
+        """Where the answer may be stated (backward BGR's first step): the question's **relation words**
+        (its words outside entity names, :func:`~graphhop.retrieve.bgr_relation.relation_words`: the asked
+        relations, not the unnamed answer) as the dense + BM25 query, plus the passages within ``reach``
+        entity links of the question's entities (:meth:`MentionIndex.neighbourhood
+        <graphhop.retrieve.mention_links.MentionIndex.neighbourhood>`, + ``link_bonus``); scored by the
+        cosine to the relation-word query; the top ``k``. Without mention links: the question's first stage."""
+        from graphhop.retrieve.bgr_relation import relation_words
+
+        words = relation_words(self.mentions, question) if self.mentions is not None else ()
+        query = " ".join(words) or question
+        qv = self.encode_queries([query])[0]
+        near = self.mentions.neighbourhood(question, reach) if self.mentions is not None else {}
+        ids = list(dict.fromkeys([h.id for h in self.first_stage([query], qv[None, :])[0]] + list(near)))
+        if not ids:
+            return []
+        scores = self.vectors(ids) @ qv + self.link_bonus * np.array([d in near for d in ids], dtype=np.float32)
+        order = np.argsort(-scores, kind="stable")[:k]
+        return [Hit(ids[i], float(scores[i])) for i in order]
+
     def candidates(self, question: str, paths: Sequence[Sequence[str]], k: int) -> list[Ranking]:
         """The top ``k`` next nodes of each path (never a node already on it), best first."""
         queries = [self.query(question, p) for p in paths]

@@ -170,33 +170,35 @@ def _f1(results: Sequence[DirectionResult], dev: Sequence[BGRExample], golds: Se
 def select_open(model: BGRModel, dev: Sequence[BGRExample], cache: CandidateCache, by_text: dict[str, str],
                 thresholds: Sequence[float] = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7), branches: Sequence[int] = (1, 3),
                 union_thresholds: Sequence[float] = (0.6, 0.8, 0.95), ks: Sequence[int] | None = None,
-                log: Callable[[str], None] | None = None, relation: Any = None) -> tuple[OpenSettings, dict[str, Any]]:
+                log: Callable[[str], None] | None = None, relation: Any = None,
+                answer_reaches: Sequence[int] = (0,)) -> tuple[OpenSettings, dict[str, Any]]:
     """The candidates per hop (``ks``, each at most the cache's ``k``; default: the cache's), each
     direction's threshold and branching, then the merge rule, by mean evidence F1 (merge ties: graph
     match; grid ties: the first) of the open retriever itself on ``dev`` (gold relabelled to DB ids).
     Both directions use one ``k``: the best sum of the two directions' F1. The grid reaches below the
     closed setting's (0.05, 0.1): a prefix meets about 20 retrieved negatives per positive here, so
-    match probabilities are lower. ``relation``: the relation-aware score (see :func:`retrieve_direction_open`).
+    match probabilities are lower. ``relation``: the relation-aware score (see :func:`retrieve_direction_open`);
+    ``answer_reaches``: backward's first-step candidates chosen among them too (``CandidateCache.answer_reach``).
     Returns the settings and the table of every choice."""
     from graphhop.eval.bgr_bench import relabel_gold
 
     golds = [relabel_gold(ex, by_text)[0] for ex in dev]
     seen = [_Seen(cache.search) for _ in dev]
     table: dict[str, Any] = {}
-    by_k: dict[int, dict[str, tuple[float, float, int, list[DirectionResult]]]] = {}
+    by_k: dict[int, dict[str, tuple[float, float, int, list[DirectionResult], int]]] = {}
     for k in ks or (cache.k,):
         chosen = by_k.setdefault(k, {})
         for d in ("forward", "backward"):
-            best: tuple[float, float, int, list[DirectionResult]] = (-1.0, 0.5, 3, [])
-            for br in branches:
-                for t in thresholds:
-                    res = _direction_runs(model, dev, cache, seen, d, t, br, k, relation)
-                    f1 = _f1(res, dev, golds, seen)
-                    table[f"k{k}:{d}@{t}/branch{br}"] = round(f1, 4)
-                    if log:
-                        log(f"open selection k {k} {d} threshold {t} branch {br}: F1 {f1:.4f}")
-                    if f1 > best[0] + 1e-9:
-                        best = (f1, t, br, res)
+            best: tuple[float, float, int, list[DirectionResult], int] = (-1.0, 0.5, 3, [], 0)
+            for reach, br, t in ((r, br, t) for r in (answer_reaches if d == "backward" else (0,))
+                                 for br in branches for t in thresholds):
+                res = _direction_runs(model, dev, cache.with_reach(reach), seen, d, t, br, k, relation)
+                f1 = _f1(res, dev, golds, seen)
+                table[f"k{k}:{d}@{t}/branch{br}" + (f"/reach{reach}" if reach else "")] = round(f1, 4)
+                if log:
+                    log(f"open selection k {k} {d} threshold {t} branch {br} reach {reach}: F1 {f1:.4f}")
+                if f1 > best[0] + 1e-9:
+                    best = (f1, t, br, res, reach)
             chosen[d] = best
     k = max(by_k, key=lambda kk: (by_k[kk]["forward"][0] + by_k[kk]["backward"][0], -kk))
     chosen = by_k[k]
@@ -213,7 +215,7 @@ def select_open(model: BGRModel, dev: Sequence[BGRExample], cache: CandidateCach
         if (f1, gm) > best_rule[1:3]:
             best_rule = (rule, f1, gm, uthr)
     settings = OpenSettings(chosen["forward"][1], chosen["backward"][1], chosen["forward"][2], chosen["backward"][2],
-                            best_rule[0], best_rule[3], k)
+                            best_rule[0], best_rule[3], k, chosen["backward"][4])
     return settings, table
 
 

@@ -59,7 +59,7 @@ def prefix_steps(model: BGRModel, ex: BGRExample, gold: Any, cache: CandidateCac
         for path, targets in targets_of(gold, max_prefixes):
             if any(p.startswith("missing:") for p in path):
                 continue
-            ids = cache.ids(ex.query, path, k)
+            ids = cache.ids(ex.query, path, k, d)
             if not ids:
                 continue
             code = q
