@@ -14,7 +14,10 @@ over the file, stride) two Experiments score, against the gold graph (the open o
   candidates = dense + BM25 with question + path as the query, plus entity links, top --k), with the
   settings the card chose in the open setting (`graphhop train bgr --open-k`; else its closed ones), or
   chosen here (``--select-open N``, on dev or ``--select-on carve``: the model's train carve); with
-  ``--relation`` the matcher's score is relation-aware (`graphhop.retrieve.bgr_relation`);
+  ``--relation`` the matcher's score is relation-aware (`graphhop.retrieve.bgr_relation`); with
+  ``--answer-reaches 0 1`` the selection also chooses backward's first-step candidates (the question's, or
+  `HopSearch.answer_candidates`: relation-word query + passages within 1 entity link), and
+  ``--plain-backward-too`` adds the ablation rows (same settings, backward from the question's candidates);
 
 for forward, backward and bidirectional. Prints EM / P / R / F1 / GM / GS / GED overall and by depth,
 the gold share the open candidates ever reached, and latency (p50 / p95, warm). A model whose card
@@ -107,6 +110,9 @@ def select_here(model: Any, card: dict, args: argparse.Namespace, cands: Any, by
                                   answer_reaches=reaches)
     best = {d: max(v for key, v in table.items() if f":{d}@" in key) for d in ("forward", "backward")}
     best["merged"] = max(v["f1"] for key, v in table.items() if key.startswith("merge:"))
+    for r in reaches if len(reaches) > 1 else ():  # backward's best with each kind of first-step candidates
+        best[f"backward reach {r}"] = max(v for key, v in table.items() if ":backward@" in key
+                                          and (key.endswith(f"/reach{r}") if r else "/reach" not in key))
     print(f"# open selection on {len(dev)} {args.select_on} questions ({'relation' if relation else 'matcher'}): "
           f"best F1 {json.dumps(best)}", flush=True)
     return settings, best
@@ -221,7 +227,7 @@ def main() -> None:
     if args.plain_backward_too:  # the ablation: the same settings, backward's first step the question's candidates
         systems.update(open_systems(model, examples, search, golds, args.k or settings.k, stats, cache.encode,
                                     replace(settings, answer_reach=0), False, relation, "open-hops plain-backward",
-                                    ("bidirectional",)))
+                                    ("backward", "bidirectional")))
     tables["open"] = experiment.run(systems, [ex.question for ex in examples], golds)
     meta = {"n": len(examples), "db": len(index.docs), "k": args.k or settings.k, "closed_merge": card["config"]["merge"],
             "open_settings": vars(settings), "open_trained": bool(card.get("open_training")), "links": args.links,

@@ -173,3 +173,43 @@ def test_select_open_chooses_backwards_first_step_candidates_too():
     # at reach 1 from the answer sentence alone: the gold graph
     assert table["k4:backward@0.0/branch4/reach1"] == 1.0 > table["k4:backward@0.0/branch4"]
     assert settings.answer_reach == 1 and settings.merge in ("intersect", "backward")
+
+
+def test_link_feature_is_read_from_each_prefixs_link_weights_and_zero_without_them():
+    from graphhop.train.bgr import _items, bgr_loss_batch
+
+    torch.manual_seed(0)
+    gold = EvidenceGraph("q")
+    gold.add_evidence("a", "a")
+    gold.add_edge(gold.root, "a")
+    vecs = np.random.default_rng(2).normal(size=(3, 8)).astype(np.float32)
+    pool = CandidatePool(["a", "x", "y"], ["a", "x", "y"], vecs)
+    ex = BGRExample("q", "q", "q", pool, np.ones(8, dtype=np.float32), gold, 1, "chain",
+                    prefix_cands={(): ["a", "x", "y"]}, prefix_links={(): {"a": 1.0}})
+    items = _items([ex], "forward", 8)[:1]
+    model = BGRModel(BGRConfig(input_dim=8, dim=16, hidden=16, heads=2, link_feature=True)).eval()
+    assert model.forward_model.matcher.n_link == 1
+    linked = bgr_loss_batch(model, [ex], items).item()
+    ex.prefix_links = {(): {"x": 1.0}}                      # the weight moves to another candidate: another loss
+    assert bgr_loss_batch(model, [ex], items).item() != linked
+    ex.prefix_links = None                                  # unknown links read as 0, as in a closed pool
+    zero = bgr_loss_batch(model, [ex], items).item()
+    ex.prefix_links = {(): {}}
+    assert bgr_loss_batch(model, [ex], items).item() == zero
+    plain = BGRModel(BGRConfig(input_dim=8, dim=16, hidden=16, heads=2))
+    assert plain.forward_model.matcher.n_link == 0          # models without the feature keep their shapes
+
+
+def test_open_example_records_each_prefixs_link_weights_within_the_pool():
+    from graphhop.eval.bgr_bench import normalize_text
+    from graphhop.train.bgr_open import open_example
+
+    class Linked(FakeSearch):
+        def linked(self, question, path):
+            return {"s4": 1.0, "s7": 0.5, "not-in-db": 1.0} if not path else {}
+
+    by_text = {normalize_text(t): d for d, t in TEXTS.items()}
+    ex = open_example(example(), CandidateCache(Linked(), k=3), by_text)
+    assert set(ex.prefix_links) == set(ex.prefix_cands)
+    assert all(d in ex.pool.ids for w in ex.prefix_links.values() for d in w)
+    assert ex.prefix_links[()] == {d: w for d, w in {"s4": 1.0, "s7": 0.5}.items() if d in ex.pool.ids}

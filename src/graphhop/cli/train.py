@@ -284,6 +284,11 @@ def train_bgr(
     keep_pool: bool = typer.Option(False, "--keep-pool/--no-keep-pool", help="--open-k: keep the prepared pool's distractors too."),
     db_dir: Optional[Path] = typer.Option(None, "--db-dir", help="--open-k: where the DB index is built (default: under --cache)."),
     open_links: str = typer.Option("proper", "--open-links", help="--open-k: entity links: proper, mentions (gazetteer), none."),
+    link_feature: bool = typer.Option(False, "--link-feature/--no-link-feature",
+                                      help="--open-k: the matcher also reads each candidate's entity-link weight."),
+    open_select: bool = typer.Option(True, "--open-select/--no-open-select",
+                                     help="--open-k: choose the open settings on the selection questions after training "
+                                          "(off: leave them to open_graph_eval.py --select-open)."),
     backend: str = typer.Option("torch", "--backend", help="Encoder backend of the frozen vectors: torch (MiniLM) or "
                                 "static (its model2vec distillation: for DBs too large to encode with MiniLM)."),
 ) -> None:
@@ -316,6 +321,9 @@ def train_bgr(
     cfg.path_text_feature = path_text
     cfg.vector_dropout = vector_dropout
     cfg.scalar_after_first = scalar_after_first
+    if link_feature and not open_k:
+        raise InputError("--link-feature needs --open-k (the link weights come from the open retriever's candidates)")
+    cfg.link_feature = link_feature
     tcfg = TrainConfig(epochs=epochs, max_minutes=max_minutes, dev_limit=dev_limit, threads=threads, seed=seed,
                        patience=patience)
     extra = {"data": str(data), "other_positives": other_positives, "encoder_backend": backend,
@@ -328,7 +336,8 @@ def train_bgr(
         db = db_dir or cache / f"db-{data.resolve().name}-{backend}-{hashlib.md5(str(data.resolve()).encode()).hexdigest()[:8]}"
         search, by_text = open_search(data, db, open_k, backend=backend, links=open_links)
         _, card = train_bgr_open(train, dev, search, by_text, out, cfg, tcfg, keep_pool, other_positives,
-                                 encode=lambda t: emb.encode(t), log=log, card_extra={**extra, "db": str(db), "open_links": open_links})
+                                 encode=lambda t: emb.encode(t), log=log, card_extra={**extra, "db": str(db), "open_links": open_links},
+                                 select_open_settings=open_select)
     else:
         _, card = run(add_other_positives(train, other_positives), dev, out, cfg, tcfg, progress=True, log=log,
                       card_extra=extra, encode=lambda t: emb.encode(t))

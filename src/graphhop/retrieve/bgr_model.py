@@ -60,6 +60,7 @@ class BGRConfig(InferenceSettings, EncoderHeadConfig):
     interactions_only: bool = False
     vector_dropout: float = 0.0
     scalar_after_first: bool = False
+    link_feature: bool = False  # the open setting's entity-link weight of each candidate, one more matcher input
 
     def check(self) -> None:
         """Raise :class:`InputError` on impossible values."""
@@ -104,23 +105,27 @@ class Matcher(nn.Module):
     ``q*e`` and the pair features): the candidate's own vector lets the network learn which sentences
     tend to be positives, which does not carry to unseen questions. ``vector_dropout`` (training only)
     zeroes a whole row's vector block with that probability, so the network must also score from the
-    pair features alone.
+    pair features alone. ``n_link`` (0 or 1): one more input, the candidate's entity-link weight in the
+    open setting (:meth:`graphhop.retrieve.texthop.HopSearch.linked`: 1 names the question's or the bridge
+    entity, 0.5 an older path name, 0 a dense/BM25 fill; 0 where no links are known, e.g. a closed pool).
     """
 
     def __init__(self, dim: int, hidden: int = 256, dropout: float = 0.1, n_pair: int = 0, wide: bool = False,
-                 interactions_only: bool = False, vector_dropout: float = 0.0) -> None:
+                 interactions_only: bool = False, vector_dropout: float = 0.0, n_link: int = 0) -> None:
         super().__init__()
         self.n_pair = n_pair
+        self.n_link = n_link
         self.vector_dropout = vector_dropout
         self.interactions_only = interactions_only
         self.wide = nn.Linear(n_pair, 1) if wide and n_pair else None
         self.net = nn.Sequential(
-            nn.Linear((3 if interactions_only else 5) * dim + n_pair, hidden), nn.GELU(), nn.Dropout(dropout), nn.Linear(hidden, hidden // 2), nn.GELU(),
+            nn.Linear((3 if interactions_only else 5) * dim + n_pair + n_link, hidden), nn.GELU(), nn.Dropout(dropout), nn.Linear(hidden, hidden // 2), nn.GELU(),
             nn.Linear(hidden // 2, 1),
         )
 
     def forward(self, code: torch.Tensor, question: torch.Tensor, cands: torch.Tensor,
-                pair: torch.Tensor | None = None, scalar_only: torch.Tensor | None = None) -> torch.Tensor:
+                pair: torch.Tensor | None = None, scalar_only: torch.Tensor | None = None,
+                link: torch.Tensor | None = None) -> torch.Tensor:
         h = code.unsqueeze(1).expand_as(cands)
         q = question.unsqueeze(1).expand_as(cands)
         parts = [h * cands, (h - cands).abs(), q * cands]
@@ -136,6 +141,8 @@ class Matcher(nn.Module):
         if self.n_pair:
             pair = pair if pair is not None else cands.new_zeros(*cands.shape[:2], self.n_pair)
             parts.append(pair)
+        if self.n_link:
+            parts.append(link if link is not None else cands.new_zeros(*cands.shape[:2], self.n_link))
         out = self.net(torch.cat(parts, dim=-1)).squeeze(-1)
         return out + self.wide(pair).squeeze(-1) if self.wide is not None else out
 
@@ -193,7 +200,7 @@ class DirectionModel(nn.Module):
         self.update = PathCodeUpdate(cfg.dim, cfg.heads, cfg.dropout)
         n_pair = N_PAIR + int(cfg.path_text_feature) if cfg.pair_features else 0
         self.matcher = Matcher(cfg.dim, cfg.hidden, cfg.dropout, n_pair, cfg.wide_pair, cfg.interactions_only,
-                               cfg.vector_dropout)
+                               cfg.vector_dropout, int(cfg.link_feature))
         self.question_token = nn.Parameter(torch.randn(cfg.dim) * 0.02)
         self.scalar_after_first = cfg.scalar_after_first
 
@@ -212,19 +219,23 @@ class DirectionModel(nn.Module):
         return code
 
     def logits(self, code: torch.Tensor, question: torch.Tensor, cands: torch.Tensor, with_question_token: bool,
-               pair: torch.Tensor | None = None, scalar_only: torch.Tensor | None = None) -> torch.Tensor:
+               pair: torch.Tensor | None = None, scalar_only: torch.Tensor | None = None,
+               link: torch.Tensor | None = None) -> torch.Tensor:
         """Matcher logits over ``cands`` ``[B, P, dim]``; the question token is appended last when asked
-        (its pair features are 0). ``pair`` ``[B, P, n_pair]`` when the model uses pair features;
-        ``scalar_only`` ``[B]`` marks rows scored from the pair features alone (``scalar_after_first``)."""
+        (its pair features and link weight are 0). ``pair`` ``[B, P, n_pair]`` when the model uses pair features;
+        ``scalar_only`` ``[B]`` marks rows scored from the pair features alone (``scalar_after_first``);
+        ``link`` ``[B, P, 1]`` the candidates' entity-link weights (``link_feature``; zeros when not given)."""
         if with_question_token:
             tok = self.question_token.view(1, 1, -1).expand(cands.shape[0], 1, -1)
             cands = torch.cat([cands, tok], dim=1)
             if pair is not None:
                 pair = torch.cat([pair, pair.new_zeros(pair.shape[0], 1, pair.shape[2])], dim=1)
+            if link is not None:
+                link = torch.cat([link, link.new_zeros(link.shape[0], 1, link.shape[2])], dim=1)
         if scalar_only is not None and with_question_token:  # the question token keeps its vector
             so = scalar_only.view(-1, 1).expand(cands.shape[0], cands.shape[1] - 1)
             scalar_only = torch.cat([so, so.new_zeros(cands.shape[0], 1)], dim=1)
-        return self.matcher(code, question, cands, pair, scalar_only)
+        return self.matcher(code, question, cands, pair, scalar_only, link)
 
 
 class BGRModel(nn.Module):

@@ -143,7 +143,12 @@ def step_logits(model: DirectionModel, question: str, qv: np.ndarray, q: torch.T
     cands = model.proj(torch.as_tensor(vecs, dtype=torch.float32)).unsqueeze(0)
     use_pair = getattr(model.matcher, "n_pair", 0) > 0
     scalar = torch.tensor([bool(path)]) if getattr(model, "scalar_after_first", False) else None
-    logits = model.logits(code, q, cands, with_tok, torch.from_numpy(pair).unsqueeze(0) if use_pair else None, scalar)[0].numpy()
+    link = None
+    if getattr(model.matcher, "n_link", 0):  # the entity-link weight of each candidate (BGRConfig.link_feature)
+        weights = search.linked(question, path)
+        link = torch.tensor([[[weights.get(d, 0.0)] for d in ids]], dtype=torch.float32)
+    logits = model.logits(code, q, cands, with_tok, torch.from_numpy(pair).unsqueeze(0) if use_pair else None, scalar,
+                          link)[0].numpy()
     if relation is not None:
         words, head = relation
         feats = words.features(question, path, ids, seen.texts)

@@ -169,9 +169,13 @@ def bgr_loss_batch(model: BGRModel, examples: Sequence[BGRExample], items: Seque
     target = np.zeros((B, P + 1), dtype=np.float32)
     use_pair = dm.matcher.n_pair > 0
     pair = np.zeros((B, P, dm.matcher.n_pair), dtype=np.float32) if use_pair else None
+    link = np.zeros((B, P, 1), dtype=np.float32) if getattr(dm.matcher, "n_link", 0) else None
     for b, (it, sub) in enumerate(zip(items, subs)):
         ex = examples[it.ex]
         n, m = len(ex.pool.ids), len(sub)
+        if link is not None and ex.prefix_links is not None:  # this prefix's entity-link weights (open training)
+            weights = ex.prefix_links.get(tuple(ex.pool.ids[j] for j in it.prefix), {})
+            link[b, :m, 0] = [weights.get(ex.pool.ids[i], 0.0) for i in sub]
         vecs = ex.pool.vectors[sub] if m else np.zeros((0, dim_in), dtype=np.float32)
         if use_pair:
             toks = ex.pool.tokens
@@ -202,7 +206,8 @@ def bgr_loss_batch(model: BGRModel, examples: Sequence[BGRExample], items: Seque
     pref = dm.proj(torch.from_numpy(pref_vecs))
     code = dm.path_codes(q, pref, torch.from_numpy(valid))
     scalar = torch.from_numpy(valid.any(axis=1)) if dm.scalar_after_first else None  # steps >= 2
-    logits = dm.logits(code, q, c, True, torch.from_numpy(pair) if use_pair else None, scalar)  # [B, P+1]
+    logits = dm.logits(code, q, c, True, torch.from_numpy(pair) if use_pair else None, scalar,
+                       torch.from_numpy(link) if link is not None else None)  # [B, P+1]
     mask = torch.from_numpy(cmask)
     loss = nn.functional.binary_cross_entropy_with_logits(
         logits, torch.from_numpy(target), pos_weight=torch.tensor(pos_weight), reduction="none")
@@ -223,6 +228,17 @@ def _mean_f1(results, examples: Sequence[BGRExample]) -> float:
         g = _graph_from_edges(ex.question, r.edges, ex.pool)
         scores.append(set_scores(g.evidence_ids, ex.gold.evidence_ids).f1)
     return float(np.mean(scores)) if scores else 0.0
+
+
+@torch.no_grad()
+def _dev_loss(model: BGRModel, dev: Sequence[BGRExample], direction: str, cfg: TrainConfig) -> float:
+    """Mean loss of ``dev``'s teacher-forced prefixes in one direction: the epoch's score for a matcher
+    with the link feature (its open pools' link weights are known here; pool retrieval would feed it zeros)."""
+    model.eval()
+    items = _items(dev, direction, cfg.max_prefixes)
+    losses = [float(bgr_loss_batch(model, dev, items[i : i + cfg.batch_size], cfg.pos_weight))
+              for i in range(0, len(items), cfg.batch_size)]
+    return float(np.mean(losses)) if losses else 0.0
 
 
 def _train_epoch(model: BGRModel, opt: Any, train: Sequence[BGRExample], items: dict[str, list[_Item]], cfg: TrainConfig,
@@ -296,7 +312,10 @@ def train_bgr(
         row: dict[str, Any] = {"epoch": epoch + 1, "loss": total}
         improved = False
         for d in ("forward", "backward"):
-            f1 = _mean_f1(predict_direction_results(model, dev, d, 0.5, encode=encode), dev) if dev else -total
+            if dev and model_cfg.link_feature:  # scored by -loss on dev's open pools (with their link weights)
+                f1 = -_dev_loss(model, dev, d, cfg)
+            else:
+                f1 = _mean_f1(predict_direction_results(model, dev, d, 0.5, encode=encode), dev) if dev else -total
             row[f"dev_f1_{d}"] = f1
             if f1 > best[d][0]:
                 state = {k: v.detach().clone() for k, v in model.direction(d).state_dict().items()}

@@ -33,6 +33,8 @@ class BGRExample:
     _q_tokens: frozenset[str] | None = None
     #: open training: each teacher-forced prefix's retrieved candidate ids (:mod:`graphhop.train.bgr_open`)
     prefix_cands: dict[tuple[str, ...], list[str]] | None = None
+    #: open training: each prefix's entity-link weight of its candidates (the matcher's ``link_feature``)
+    prefix_links: dict[tuple[str, ...], dict[str, float]] | None = None
 
     @property
     def q_tokens(self) -> frozenset[str]:
@@ -176,5 +178,5 @@ def add_other_positives(examples: Sequence[BGRExample], n: int, seed: int = 13) 
         added = ids[len(ex.pool.ids):]  # open pools: the added sentences are candidates of every prefix
         cands = None if ex.prefix_cands is None else {p: c + added for p, c in ex.prefix_cands.items()}
         out.append(BGRExample(ex.id, ex.question, ex.query, pool, ex.question_vec, ex.gold, ex.depth, ex.graph_type,
-                              ex.source, prefix_cands=cands))
+                              ex.source, prefix_cands=cands, prefix_links=ex.prefix_links))
     return out

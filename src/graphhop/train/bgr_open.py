@@ -138,8 +138,11 @@ def open_example(ex: BGRExample, cache: CandidateCache, by_text: dict[str, str],
     ids = [d for d in dict.fromkeys(ids) if not d.startswith("missing:")]
     search = cache.search
     pool = CandidatePool(ids, [search.text(d) for d in ids], search.vectors(ids))
+    linked = getattr(search, "linked", None)  # the matcher's link feature: each prefix's link weights
+    in_pool = set(ids)
+    links = {p: {d: w for d, w in linked(ex.query, p).items() if d in in_pool} for p in prefixes} if linked else None
     return BGRExample(ex.id, ex.question, ex.query, pool, ex.question_vec, gold, ex.depth, ex.graph_type, ex.source,
-                      prefix_cands=None if keep_pool else {p: cache.ids(ex.query, p) for p in prefixes})
+                      prefix_cands=None if keep_pool else {p: cache.ids(ex.query, p) for p in prefixes}, prefix_links=links)
 
 
 def open_examples(examples: Sequence[BGRExample], cache: CandidateCache, by_text: dict[str, str],
@@ -222,10 +225,12 @@ def select_open(model: BGRModel, dev: Sequence[BGRExample], cache: CandidateCach
 def train_bgr_open(train: Sequence[BGRExample], dev: Sequence[BGRExample], cache: CandidateCache,
                    by_text: dict[str, str], out: Path | None, model_cfg: Any, cfg: Any, keep_pool: bool = False,
                    other_positives: int = 0, encode: Callable[[list[str]], np.ndarray] | None = None,
-                   log: Callable[[str], None] = print, card_extra: dict[str, Any] | None = None) -> tuple[BGRModel, dict[str, Any]]:
+                   log: Callable[[str], None] = print, card_extra: dict[str, Any] | None = None,
+                   select_open_settings: bool = True) -> tuple[BGRModel, dict[str, Any]]:
     """Train on open pools (:func:`open_examples`), choose the epoch on the selection questions' open
-    pools, the closed-pool settings on their own pools and the open settings by :func:`select_open`;
-    save to ``out``. Returns the model and its card."""
+    pools, the closed-pool settings on their own pools and the open settings by :func:`select_open`
+    (unless ``select_open_settings`` is False: then the open settings are left to the caller, e.g.
+    ``open_graph_eval.py --select-open N --select-on carve``); save to ``out``. Returns the model and its card."""
     from dataclasses import asdict
 
     from graphhop.retrieve.graphhop import save_model
@@ -237,8 +242,9 @@ def train_bgr_open(train: Sequence[BGRExample], dev: Sequence[BGRExample], cache
     dev_o = open_examples(dev, cache, by_text)
     model, card = train_bgr(train_o, dev_o, out, model_cfg, cfg, progress=True, log=log, encode=encode, select=False)
     closed = select_inference(model, dev, encode=encode) if dev else {}
-    settings, table = select_open(model, dev, cache, by_text, ks=sorted({10, cache.k}), log=log) if dev else (OpenSettings.from_config(model.cfg), {})
-    card.update({"selection": closed, "open_selection": {**asdict(settings), "dev": table},
+    settings, table = (select_open(model, dev, cache, by_text, ks=sorted({10, cache.k}), log=log) if dev and select_open_settings
+                       else (OpenSettings.from_config(model.cfg), {}))
+    card.update({"selection": closed, **({"open_selection": {**asdict(settings), "dev": table}} if table else {}),
                  "open_training": {"k": cache.k, "keep_pool": keep_pool, "other_positives": other_positives,
                                    "mean_train_pool": round(float(np.mean([len(e.pool.ids) for e in train_o])), 1)},
                  **(card_extra or {})})
