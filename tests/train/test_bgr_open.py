@@ -213,3 +213,14 @@ def test_open_example_records_each_prefixs_link_weights_within_the_pool():
     assert set(ex.prefix_links) == set(ex.prefix_cands)
     assert all(d in ex.pool.ids for w in ex.prefix_links.values() for d in w)
     assert ex.prefix_links[()] == {d: w for d, w in {"s4": 1.0, "s7": 0.5}.items() if d in ex.pool.ids}
+
+
+def test_train_bgr_refuses_the_link_feature_without_open_candidates(tmp_path):
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-c", "from graphhop.cli import main; main()", "train", "bgr", str(tmp_path),
+                        "-o", str(tmp_path / "m"), "--link-feature", "--cache", str(tmp_path / "c")],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "--link-feature needs --open-k" in r.stderr and not (tmp_path / "c").exists()   # refused before any work

@@ -296,6 +296,8 @@ def train_bgr(
     from graphhop.models.locate import check_model
 
     check_model(None if encoder == "default" else encoder, "--encoder")
+    if link_feature and not open_k:
+        raise InputError("--link-feature needs --open-k (the link weights come from the open retriever's candidates)")
     from graphhop.datasets.splits import carve_selection
     from graphhop.eval.experiment import stride_sample
     from graphhop.models.encoder import set_threads
@@ -321,8 +323,6 @@ def train_bgr(
     cfg.path_text_feature = path_text
     cfg.vector_dropout = vector_dropout
     cfg.scalar_after_first = scalar_after_first
-    if link_feature and not open_k:
-        raise InputError("--link-feature needs --open-k (the link weights come from the open retriever's candidates)")
     cfg.link_feature = link_feature
     tcfg = TrainConfig(epochs=epochs, max_minutes=max_minutes, dev_limit=dev_limit, threads=threads, seed=seed,
                        patience=patience)
