@@ -200,3 +200,22 @@ def test_a_relation_matcher_without_an_encoder_is_warned_about_not_silently_drop
     with pytest.warns(UserWarning, match="relation matcher .* ignored"):
         reader = WalkReader(_Search(DOCS), relation_matcher=tmp_path / "m")
     assert reader.relations is None
+
+
+def test_a_climb_reaches_the_asked_type_past_an_end_that_is_not_it():
+    docs = [_Doc("g1", "Glass Harbour", "Glass Harbour is a 1998 film directed by Piet Halloran."),
+            _Doc("g2", "Piet Halloran", "Piet Halloran is a director born in Merrow."),
+            _Doc("g3", "Merrow", "Merrow is a harbour town in Ostland."),
+            _Doc("g4", "Ostland", "Ostland is a country on the northern coast.")]
+    reader = WalkReader(_Search(docs), encoder=object())
+    relations, country = frozenset({"direct", "born"}), frozenset({word_key("country")})
+    plain = reader.walk(["Glass Harbour"], relations, country)
+    assert "Ostland" not in {s.entity for s in plain}  # Merrow -> Ostland meets no question word
+    climbed = [s for s in reader.walk(["Glass Harbour"], relations, country, climbs=1) if s.entity == "Ostland"]
+    assert climbed and climbed[0].climbed == 1 and climbed[0].covered == relations
+    assert climbed[0].path == ("g1", "g2", "g3")
+    # no climb past an end the text names as the asked type, nor before every relation word is met
+    assert not reader._owes(climbed[0], relations, country)
+    merrow = [s for s in plain if s.entity == "Merrow"][0]
+    assert reader._owes(merrow, relations, country)
+    assert not reader._owes(merrow, relations | {"star"}, country)

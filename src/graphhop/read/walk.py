@@ -19,7 +19,9 @@ is walked relation by relation:
   one of them (a hop that meets only words already used costs ``reuse_penalty``). The bridge entity of
   each hop is what the next hop starts from: the question with ``the director of X`` read as
   ``Mara Voss`` (decomposition the way KGQA walks relations), and the passages of the hops are the
-  evidence chain.
+  evidence chain. A *climb* (``type_hops``, one by default) lets a chain that met every relation word
+  take one more hop that meets none when its end is not named as the asked answer type and fits it
+  below ``climb_fit`` (``In which country was X born?``: the birthplace, a city, to the country it is in).
 * An answer's score: the share of the question's relation words its walk covers, plus ``w_type``
   times its fit to the question's answer type (:func:`graphhop.read.candidates.type_fit`), minus
   ``hop_penalty`` per hop; the reading's margin is the score minus ``threshold``. When no walk clears
@@ -56,6 +58,7 @@ class _State:
     covered: frozenset[str]
     reused: int
     typed: frozenset[str] = frozenset()  # bridge type nouns the entity is (credited when it is a bridge)
+    climbed: int = 0  # hops taken only towards an asked type (``type_hops``)
 
     @property
     def path(self) -> tuple[str, ...]:
@@ -71,7 +74,8 @@ class WalkReader:
                  hop_penalty: float = 0.02, reuse_penalty: float = 0.15, threshold: float = 0.6,
                  soft: float | None = 0.65, matcher: bool = True, w_match: float = 1.0,
                  match_temperature: float = 4.0, match_mode: str = "fallback", clear_gap: float | None = 0.05,
-                 clear_type_weight: float = 2.0, relation_matcher: Any = None, relation_scale: float = 10.0) -> None:
+                 clear_type_weight: float = 2.0, relation_matcher: Any = None, relation_scale: float = 10.0,
+                 type_hops: int = 1, climb_fit: float = 0.5) -> None:
         self.graph = SentenceGraph(search)
         self.encoder = encoder if encoder is not None else search.encoder
         self.relations: Any = None  # an experimental text relation matcher (off by default: docs/RESULTS.md)
@@ -98,6 +102,8 @@ class WalkReader:
         self.clear_gap = clear_gap
         self.clear_type_weight = clear_type_weight
         self.max_hops = max_hops
+        self.type_hops = type_hops
+        self.climb_fit = climb_fit
         self.beam = beam
         self.w_type = w_type
         self.hop_penalty = hop_penalty
@@ -107,11 +113,13 @@ class WalkReader:
         self._word_vecs: dict[str, Any] = {}
 
     def walk(self, entities: Sequence[str], relations: frozenset[str], answer_types: frozenset[str] = frozenset(),
-             bridge_types: frozenset[str] = frozenset()) -> list[_State]:
+             bridge_types: frozenset[str] = frozenset(), climbs: int = 0) -> list[_State]:
         """Every state reached (beam ``beam`` per depth), best coverage first. A hop must cover a new
         relation word, leave a bridge that is of a bridge type noun, or carry a type noun in its words;
         covered = relation words met (in the edge's words, by an encoder-similar word, or naming what the
-        entity reached is) + bridge type nouns of the bridges passed."""
+        entity reached is) + bridge type nouns of the bridges passed. Up to ``climbs`` hops of a chain may meet
+        no question word when every relation word is met but the end is not named as the asked answer type
+        (:meth:`_owes`): ``In which country was X born?`` from the birthplace, a city, to the country it is in."""
         states = [_State(e, (), frozenset(), 0, self._typed(e, "", bridge_types)) for e in entities]
         seen_entities = {fold_name(e) for e in entities}
         types = answer_types | bridge_types
@@ -124,6 +132,8 @@ class WalkReader:
                 similar = self._similar(edges, relations)
                 for edge in edges:
                     new = self._extend(st, edge, relations, similar, types, bridge_types)
+                    if new is None and st.climbed < climbs and self._owes(st, relations, answer_types):
+                        new = self._climb(st, edge, bridge_types)
                     if new is None or fold_name(edge.target) in visited:
                         continue
                     key = (fold_name(new.entity), new.path)
@@ -146,6 +156,22 @@ class WalkReader:
             return None
         return _State(edge.target, st.edges + (edge,), st.covered | gain, st.reused + (not gain),
                       self._typed(edge.target, edge.sentence, bridge_types))
+
+    def _owes(self, st: _State, relations: frozenset[str], answer_types: frozenset[str]) -> bool:
+        """Whether ``st`` met every relation word of the question but ends at an entity the text does not
+        name as the asked answer type (``Quenby``, a capital, for ``In which country``)."""
+        if not (answer_types and st.edges and relations and relations <= st.covered):
+            return False
+        keys = frozenset(noun_key(w) for w in answer_types)
+        return not _names_type(st.entity, self.description(st.entity, st.edges[-1].sentence), keys)
+
+    def _climb(self, st: _State, edge: Edge, bridge_types: frozenset[str]) -> _State | None:
+        """``st`` one edge further towards an asked type when the hop meets no question word (``the country
+        where X was born``: the city named as birthplace is in the country), or None to a number."""
+        if is_number(edge.target):
+            return None
+        return _State(edge.target, st.edges + (edge,), st.covered, st.reused,
+                      self._typed(edge.target, edge.sentence, bridge_types), st.climbed + 1)
 
     def chain_state(self, chain: Sequence[Edge], relations: frozenset[str], bridge_types: frozenset[str]) -> _State:
         """The walk state of a chain found by the trained matcher (coverage counted as the walk counts it)."""
@@ -212,8 +238,13 @@ class WalkReader:
         wanted = relations | bridge_types
         if not entities or not (wanted | answer_types or self.matcher is not None):
             return [], []
-        states = self.walk(entities, relations, answer_types, bridge_types)
+        # a claim's masked question (``query`` given: yes/no, counts) asks for the claim's own kind: no climbs
+        states = self.walk(entities, relations, answer_types, bridge_types, self.type_hops if query is None else 0)
         scores, fits = self._scores(question, states, np.zeros(len(states)), wanted, answer_types)
+        if any(st.climbed for st in states):  # a climb only from an end that does not fit the asked type
+            keep = [i for i, st in enumerate(states) if not st.climbed
+                    or fits.get(st.edges[-1 - st.climbed].target, 0.0) < self.climb_fit]
+            states, scores = [states[i] for i in keep], [scores[i] for i in keep]
         if self.matcher is not None and (self.match_mode == "always" or max(scores, default=0.0) <= self.threshold
                                          or asks_list(question)):
             states, match = self.matcher.extend(self, question, entities, states, relations, bridge_types)

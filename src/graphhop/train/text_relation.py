@@ -34,6 +34,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from graphhop.core import InputError
 from graphhop.read.relation_matcher import statement
 
 __all__ = ["TRAIN_SETS", "Pair", "training_pairs", "fit_map", "carve_scores", "train_matcher"]
@@ -49,6 +50,7 @@ class Pair:
     labels: list[str] = field(default_factory=list)
     relations: list[str] = field(default_factory=list)
     negatives: list[str] = field(default_factory=list)  # labels of other relations of the gold heads (carve)
+    source: str = "facts"  # facts (verbalized builder facts), musique (paragraph wordings) or names (relation names)
 
 
 def base_relation(relation: str) -> str:
@@ -240,7 +242,8 @@ def musique_pairs(root: str | Path | None = None, split: str = "train", repeat: 
             if not labels or not relations:
                 continue
             negatives = [" ".join(x.lower().split()[:12]) for x in sentences if _between(x, para["title"], step["answer"]) is None]
-            pair = Pair(tuple(sorted(_SURFACE.get(w, w) for w in relations)), [labels[0]], [f"musique:{step['id']}"], negatives)
+            pair = Pair(tuple(sorted(_SURFACE.get(w, w) for w in relations)), [labels[0]], [f"musique:{step['id']}"], negatives,
+                        "musique")
             out += [pair] * repeat
     return out
 
@@ -266,35 +269,50 @@ def _encode(texts: Sequence[str], cache: Path | None = None) -> dict[str, np.nda
 
 def train_matcher(out: str | Path, root: str | Path | None = None, epochs: int = 6, per_set: int = 1500,
                   seed: int = 0, side: str = "words", reg: float = 1.0, form: str = "full",
-                  lr: float = 1e-3, natural: bool = False, log: Any = print) -> dict[str, Any]:
-    """Choose the epoch and threshold on the held-out-relation carve, retrain on all pairs, save to ``out``."""
+                  lr: float = 1e-3, natural: bool = False, names: bool = False, facts: bool = True,
+                  log: Any = print) -> dict[str, Any]:
+    """Choose the epoch and threshold on the held-out-relation carve, retrain on all pairs, save to ``out``.
+    ``names``: add the question <-> relation-name paraphrase pairs (:mod:`graphhop.train.relation_paraphrase`);
+    ``facts=False``: without the verbalized-fact pairs (names only)."""
     from graphhop.evaluation import cache_dir
     from graphhop.read.relation_matcher import RelationMatcher
+    from graphhop.train.relation_paraphrase import name_pairs
 
-    pairs = training_pairs(root, per_set=per_set, seed=seed, side=side)
+    pairs = training_pairs(root, per_set=per_set, seed=seed, side=side) if facts else []
     if natural and side == "words":
         pairs += musique_pairs(root)
+    if names and side == "words":
+        pairs += name_pairs(root, per_set=per_set, seed=seed)
+    if not pairs:
+        raise InputError("no training pairs: --no-facts needs --names (words side)")
     carve = [p for p in pairs if any(held_out(r) for r in p.relations)]
     fit_pairs = [p for p in pairs if p not in carve]
     carve = [Pair(p.words, [lab for lab, r in zip(p.labels, p.relations) if held_out(r)],
-                  [r for r in p.relations if held_out(r)], p.negatives) for p in carve]
+                  [r for r in p.relations if held_out(r)], p.negatives, p.source) for p in carve]
     vec = _encode([t for p in pairs for t in (*p.words, *p.labels, *p.negatives)],
                   cache_dir() / "text-relation")
     log(f"pairs: {len(pairs)} questions ({len(fit_pairs)} fit, {len(carve)} carve), {len(vec)} texts encoded")
     dim = next(iter(vec.values())).shape[0]
     identity = carve_scores(carve, vec, np.eye(dim, dtype=np.float32))
+    if len({p.source for p in carve}) > 1:
+        identity["by_source"] = {k: carve_scores([p for p in carve if p.source == k], vec, np.eye(dim, dtype=np.float32))
+                                 for k in sorted({p.source for p in carve})}
     log(f"identity (plain MiniLM cosine) on the carve: {identity}")
     by_epoch: dict[int, dict[str, float]] = {}
 
+    kinds = sorted({p.source for p in carve})
+
     def record(epoch: int, weight: np.ndarray) -> None:
         by_epoch[epoch] = carve_scores(carve, vec, weight)
+        if len(kinds) > 1:  # each kind of pair on its own too (names: question words vs relation names)
+            by_epoch[epoch]["by_source"] = {k: carve_scores([p for p in carve if p.source == k], vec, weight) for k in kinds}
         log(f"epoch {epoch}: carve {by_epoch[epoch]}")
 
     fit_map(fit_pairs, vec, epochs, seed=seed, reg=reg, form=form, lr=lr, on_epoch=record)
     best = max(by_epoch, key=lambda e: (by_epoch[e]["rank1"], -e))
     weight = fit_map(pairs, vec, best, seed=seed, reg=reg, form=form, lr=lr)
     card = {"trained_on": list(TRAIN_SETS), "split": "train", "per_set": per_set, "seed": seed,
-            "questions": len(pairs), "side": side, "natural": natural, "form": form, "reg": reg, "lr": lr, "epoch": best, "carve": "relations with md5 % 4 == 0 held out",
+            "questions": len(pairs), "side": side, "natural": natural, "names": names, "facts": facts, "form": form, "reg": reg, "lr": lr, "epoch": best, "carve": "relations with md5 % 4 == 0 held out",
             "carve_identity": identity, "carve_by_epoch": by_epoch,
             "command": " ".join(["python -m graphhop.train.text_relation", *sys.argv[1:]])}
     matcher = RelationMatcher(weight, by_epoch[best]["threshold"], None, card)
@@ -316,6 +334,9 @@ def main() -> None:
     ap.add_argument("--form", choices=("full", "diag"), default="full")
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--natural", action="store_true", help="add MuSiQue train sub-questions and their paragraphs' wordings")
+    ap.add_argument("--names", action="store_true", help="add question <-> gold relation-name pairs (PQ/PQL/WC train, "
+                    "MetaQA fit half, KQA Pro sample, MuSiQue decompositions)")
+    ap.add_argument("--no-facts", dest="facts", action="store_false", help="without the verbalized-fact pairs")
     args = ap.parse_args()
     import torch
 
@@ -323,7 +344,7 @@ def main() -> None:
         torch.set_num_threads(args.threads)
     train_matcher(args.out, args.data, epochs=args.epochs, per_set=args.per_set, seed=args.seed,
                   side=args.side, reg=args.reg, form=args.form, lr=args.lr,
-                  natural=args.natural)
+                  natural=args.natural, names=args.names, facts=args.facts)
 
 
 if __name__ == "__main__":
