@@ -10,7 +10,8 @@ from graphhop.kgqa.end_type import asked_noun, retype, singular, type_phrase
 
 @pytest.mark.parametrize("word,expected", [("cities", "city"), ("countries", "country"), ("bridges", "bridge"),
                                            ("players", "player"), ("churches", "church"), ("country", "country"),
-                                           ("status", "status"), ("class", "class")])
+                                           ("status", "status"), ("class", "class"), ("movies", "movie"),
+                                           ("series", "series"), ("companies", "company")])
 def test_singular(word: str, expected: str) -> None:
     assert singular(word) == expected
 

@@ -52,10 +52,20 @@ _ADJ_ENDINGS = ("est", "ial", "nal", "ous", "ive", "ful", "ern", "ese", "ish")
 _STRIP = "?,.!;:'\"()"
 
 
+#: Nouns in ``-ie`` whose plural ``-ies`` is not ``-y`` (``movies`` was read ``movy``); ``series``, ``species``
+#: stay as they are.
+_IE_NOUNS = frozenset("movie cookie zombie rookie calorie pixie prairie genie selfie smoothie goalie brownie "
+                      "sortie hippie eyrie".split())
+_SAME_PLURAL = frozenset("series species".split())
+
+
 def singular(word: str) -> str:
-    """``cities`` -> ``city``, ``countries`` -> ``country``, ``bridges`` -> ``bridge``, ``players`` -> ``player``."""
+    """``cities`` -> ``city``, ``countries`` -> ``country``, ``movies`` -> ``movie``, ``bridges`` -> ``bridge``,
+    ``players`` -> ``player``."""
+    if word in _SAME_PLURAL:
+        return word
     if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
+        return word[:-1] if word[:-1] in _IE_NOUNS else word[:-3] + "y"
     if len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes")):
         return word[:-2]
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
