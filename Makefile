@@ -29,7 +29,8 @@ eb-encoder: setup
 	$(BIN)/graphhop train leaf-encoder --threads 1
 
 # EntailmentBank task 3: train the leaf reranker (a MiniLM cross-encoder, ~90 MB, cached under $$GRAPHHOP_CACHE/encoders,
-# not shipped) on the train trees once, and choose its leaf-set rule on the train carve over the fine-tuned index.
+# not shipped) on the train trees once (listwise, hard negatives from the fine-tuned index), and choose its leaf-set
+# rule on the train carve over the fine-tuned index.
 eb-reranker: eb-encoder
 	nice -n 10 $(BIN)/graphhop train leaf-reranker --threads 1
 

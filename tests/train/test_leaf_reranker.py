@@ -56,32 +56,6 @@ def test_a_relative_rule_keeps_leaves_close_to_the_best_one():
     assert cut_set(scored, 3, 0.5, 4, relative=True) == ["a", "b", "c"]    # depth 3: d is not a candidate
 
 
-def test_rule_depths_stop_at_the_depth_the_negatives_came_from():
-    from types import SimpleNamespace
-
-    from graphhop.train.leaf_reranker import DEPTHS, rule_depths
-
-    assert rule_depths(SimpleNamespace(card={"recipe": {"depth": 10}})) == (10,)
-    assert rule_depths(SimpleNamespace(card={"recipe": {"depth": 30}})) == DEPTHS
-    assert rule_depths(SimpleNamespace(card={})) == DEPTHS
-
-
-def test_cache_key_follows_the_recipe(tmp_path, monkeypatch):
-    from graphhop.core import InputError
-    from graphhop.train.leaf_reranker import RerankerRecipe, leaf_reranker_dir
-
-    monkeypatch.setenv("GRAPHHOP_CACHE", str(tmp_path / "cache"))
-    with pytest.raises(InputError, match="no such file"):
-        leaf_reranker_dir(tmp_path / "data")
-    train = tmp_path / "data" / "entailmentbank" / "angles" / "task_1" / "train.jsonl"
-    train.parent.mkdir(parents=True)
-    train.write_text("{}\n", encoding="utf-8")
-    a = leaf_reranker_dir(tmp_path / "data")
-    assert a != leaf_reranker_dir(tmp_path / "data", RerankerRecipe(lr=1e-4)) and a.name.startswith("eb-rerank-")
-
-    assert a == leaf_reranker_dir(tmp_path / "data", RerankerRecipe(loss="bce", negatives_from="frozen"))  # session 5's key
-
-
 def test_session5_cache_key_is_kept_and_listwise_gets_its_own():
     from graphhop.train.leaf_reranker import LISTWISE, RerankerRecipe, recipe_key_fields
 
@@ -194,8 +168,10 @@ def test_a_tiny_listwise_reranker_trains_one_list_a_tree_and_learns(tmp_path):
 
 
 def test_recipe_names_find_their_cached_reranker_or_warn(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
     from graphhop.eval.leaves import leaf_reranker
-    from graphhop.train.leaf_reranker import LISTWISE, leaf_reranker_dir
+    from graphhop.train.leaf_reranker import LISTWISE, RerankerRecipe, leaf_reranker_dir
 
     monkeypatch.setenv("GRAPHHOP_CACHE", str(tmp_path / "cache"))
     train = tmp_path / "data" / "entailmentbank" / "angles" / "task_1" / "train.jsonl"
@@ -203,6 +179,9 @@ def test_recipe_names_find_their_cached_reranker_or_warn(tmp_path, monkeypatch):
     train.write_text("{}\n", encoding="utf-8")
     with pytest.warns(UserWarning, match=leaf_reranker_dir(tmp_path / "data", LISTWISE).name):
         assert leaf_reranker(None, tmp_path / "data", "listwise") is None
+    ft, other = SimpleNamespace(model="/c/eb-leaves-aaa"), SimpleNamespace(model="/c/eb-leaves-bbb")
+    assert leaf_reranker_dir(tmp_path / "data", LISTWISE, ft) != leaf_reranker_dir(tmp_path / "data", LISTWISE, other)
+    assert leaf_reranker_dir(tmp_path / "data", RerankerRecipe(), ft) == leaf_reranker_dir(tmp_path / "data")
     assert leaf_reranker(None, tmp_path / "data", "none") is None
 
 

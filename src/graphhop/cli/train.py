@@ -446,8 +446,9 @@ def train_leaf_reranker(
                                  "encoder's index (`train leaf-encoder`; falls back to the frozen MiniLM with a warning "
                                  "when not cached) or over the frozen MiniLM's."),
     threads: Optional[int] = typer.Option(1, help="Torch CPU threads."),
-    recipe: Optional[str] = typer.Option(None, help="listwise (session 6: hard negatives from the fine-tuned encoder's "
-                               "top 10, listwise + pointwise loss) or pointwise (session 5: BCE, frozen negatives); default: train.leaf_reranker.DEFAULT_RECIPE."),
+    recipe: Optional[str] = typer.Option(None, help="listwise (the default, session 6: hard negatives from the fine-tuned "
+                               "encoder's top 10, listwise + pointwise loss; needs `train leaf-encoder`) or pointwise "
+                               "(session 5: BCE, frozen negatives)."),
     log: Optional[Path] = typer.Option(None, "--log", help="Append a progress line every 20 training steps here."),
 ) -> None:
     """Train the EntailmentBank leaf reranker (a MiniLM cross-encoder; ``train/leaf_reranker.py``) on the train

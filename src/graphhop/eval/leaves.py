@@ -144,7 +144,7 @@ def leaf_reranker(index: Any, data_root: Any, model_dir: str = "auto", carve: Se
     if model_dir == "none":
         return None
     named = DEFAULT_RECIPE if model_dir == "auto" else model_dir
-    path = leaf_reranker_dir(data_root, RECIPES[named]) if named in RECIPES else Path(model_dir)
+    path = leaf_reranker_dir(data_root, RECIPES[named], index) if named in RECIPES else Path(model_dir)
     if named in RECIPES and not (path / "graphhop_card.json").exists():
         warnings.warn(f"no leaf reranker at {path} (run `graphhop train leaf-reranker` or `make eb-reranker`): "
                       "its rows are skipped", stacklevel=2)

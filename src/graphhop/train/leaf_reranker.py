@@ -35,7 +35,7 @@ from graphhop.core import InputError
 from graphhop.retrieve.leaves_rerank import cut_set
 
 __all__ = ["RerankerRecipe", "LISTWISE", "RECIPES", "DEFAULT_RECIPE", "line_log", "recipe_key_fields", "reranker_items", "listwise_loss", "freeze_below", "train_leaf_reranker", "leaf_reranker_dir", "ensure_leaf_reranker",
-           "choose_set", "choose_rule", "rule_depths", "DEPTHS", "MIXES", "THRESHOLDS", "CAPS", "RELATIVE"]
+           "choose_set", "choose_rule", "DEPTHS", "MIXES", "THRESHOLDS", "CAPS", "RELATIVE"]
 
 
 @dataclass(frozen=True)
@@ -80,8 +80,9 @@ LISTWISE = RerankerRecipe(epochs=1, batch=4, positives=2, negatives=5, random_ne
 
 #: The recipes ``graphhop train leaf-reranker --recipe`` offers.
 RECIPES = {"pointwise": RerankerRecipe(), "listwise": LISTWISE}
-#: The recipe ``graphhop train leaf-reranker`` trains and the benchmark's ``--reranker auto`` finds.
-DEFAULT_RECIPE = "pointwise"
+#: The recipe ``graphhop train leaf-reranker`` trains and the benchmark's ``--reranker auto`` finds (listwise: its
+#: carve F1 0.365 beats the pointwise model's 0.344, though not the leaf head's 0.374; docs/RESULTS.md).
+DEFAULT_RECIPE = "listwise"
 
 
 def line_log(path: str | Path | None) -> Any:
@@ -220,11 +221,15 @@ def train_leaf_reranker(queries: Sequence[str], items: Sequence[tuple[int, str, 
     return card
 
 
-def leaf_reranker_dir(data_root: str | Path, recipe: RerankerRecipe = RerankerRecipe()) -> Path:
-    """The cache directory of the reranker this ``recipe`` trains on ``data_root``'s train trees."""
+def leaf_reranker_dir(data_root: str | Path, recipe: RerankerRecipe = RerankerRecipe(), negative_index: Any = None) -> Path:
+    """The cache directory of the reranker this ``recipe`` trains on ``data_root``'s train trees; where its hard
+    negatives come from the fine-tuned index, that index's encoder (``negative_index.model``) is in the key too."""
     from graphhop.train.leaf_encoder import recipe_cache_dir
 
-    return recipe_cache_dir(data_root, recipe, "eb-rerank", recipe_key_fields(recipe))
+    fields = recipe_key_fields(recipe)
+    if recipe.negatives_from == "fine-tuned":
+        fields["negative_encoder"] = Path(str(getattr(negative_index, "model", None) or "base")).name
+    return recipe_cache_dir(data_root, recipe, "eb-rerank", fields)
 
 
 def ensure_leaf_reranker(base_index: Any, data_root: str | Path, recipe: RerankerRecipe = RerankerRecipe(),
@@ -236,7 +241,7 @@ def ensure_leaf_reranker(base_index: Any, data_root: str | Path, recipe: Reranke
     from graphhop.retrieve import make_retriever
     from graphhop.train.leaves import carve
 
-    out = leaf_reranker_dir(data_root, recipe)
+    out = leaf_reranker_dir(data_root, recipe, negative_index)
     if (out / "graphhop_card.json").exists():
         return out
     if recipe.negatives_from == "fine-tuned" and (
@@ -291,22 +296,14 @@ def choose_set(scored: Sequence[Sequence[tuple[str, float, int, float]]], exampl
     return dict(best), grid
 
 
-def rule_depths(reranker: Any) -> tuple[int, ...]:
-    """The depths of :data:`DEPTHS` the rule may rerank: those no deeper than the first-stage depth its hard
-    negatives came from (its recipe's ``depth``; a model trained on the top 10 is not asked about the 30th)."""
-    trained = int(reranker.card.get("recipe", {}).get("depth", max(DEPTHS)))
-    return tuple(d for d in DEPTHS if d <= trained) or DEPTHS[:1]
-
-
 def choose_rule(reranker: Any, examples: Sequence[Any]) -> dict[str, Any]:
-    """Score the carve ``examples`` once at the deepest of :func:`rule_depths`, choose the rule with
+    """Score the carve ``examples`` once at the deepest depth of :data:`DEPTHS`, choose the rule with
     :func:`choose_set`, apply it to ``reranker`` and store it beside its model for its index's encoder."""
     from graphhop.io import atomic_write_text
     from graphhop.retrieve.leaves_rerank import selection_path
 
-    depths = rule_depths(reranker)
-    scored = reranker.score([ex.query for ex in examples], max(depths))
-    best, grid = choose_set(scored, examples, depths)
+    scored = reranker.score([ex.query for ex in examples], max(DEPTHS))
+    best, grid = choose_set(scored, examples)
     by_mix = {str(m): round(max(g["f1"] for g in grid if g["mix"] == m), 4) for m in MIXES}
     by_kind = {k: round(max(g["f1"] for g in grid if g["relative"] == (k == "relative")), 4)
                for k in ("absolute", "relative")}
