@@ -14,6 +14,11 @@ the train trees (the selection carve of :func:`graphhop.train.leaves.carve` is h
   (:func:`graphhop.train.common.adamw_with_warmup` / :func:`~graphhop.train.common.run_epoch`); the word
   embeddings stay frozen (a third of the parameters, and cheaper steps on one CPU thread).
 
+That is the session-5 recipe (``pointwise``). The session-6 recipe :data:`LISTWISE` (the default) mines the hard
+negatives from the fine-tuned leaf encoder's dense top 10 (the index it reranks), makes one list per tree and
+scores each gold pair against its list's non-gold pairs (:func:`listwise_loss`, plus the pointwise BCE), and
+trains only the top layers (:func:`freeze_below`).
+
 The model (about 90 MB) is not tracked: :func:`ensure_leaf_reranker` trains it once and caches it under
 ``$GRAPHHOP_CACHE/encoders/eb-rerank-<key>`` (the key hashes the recipe and the train file), like the leaf
 encoder. :func:`choose_set` picks the leaf-set rule (candidates reranked, the cross-encoder's share of the
