@@ -291,3 +291,16 @@ def test_builder_splits_group_examples_sharing_a_chain_in_either_direction():
         assert builder.splits[("tiny", "q0")] == builder.splits[("other", "twin")]
         rec = next(r for r in builder.build(exs, source="tiny") if not isinstance(r, Dropped))
         assert rec["split"] == builder.splits[("tiny", rec["id"].split("/")[-1])]
+
+
+@pytest.mark.data
+def test_kqapro_splits_are_the_written_datasets_splits(data_dir, tmp_path):
+    from graphhop.datasets.builder import BuildConfig, build_named_dataset, kqapro_splits, read_records
+
+    config = BuildConfig(corpus_size=200, dense_candidates=0)
+    build_named_dataset("kqapro", tmp_path, data_dir, kb="wc-c", config=config)
+    split = kqapro_splits("wc-c", data_dir, config)
+    written = {s: {r["id"].rsplit("/", 1)[1][len("kqapro-"):].rsplit("-", 1)[0] for r in read_records(tmp_path / f"{s}.jsonl")}
+               for s in ("train", "dev")}
+    assert written["train"] and written["dev"]
+    assert all(split[i] == s for s, ids in written.items() for i in ids)

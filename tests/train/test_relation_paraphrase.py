@@ -13,12 +13,27 @@ def test_relation_names_are_read_as_words():
     assert relation_name("plays_in_club") == "plays in club"
     assert relation_name("located in the administrative territorial entity") == "located in the administrative territorial entity"
     assert relation_name("directed_by") == "directed by"
+    assert relation_name("") == "" and relation_name("__") == "" and relation_name("_inverse") == ""
+
+
+def test_kopl_names_that_strip_to_nothing_are_skipped(tmp_path, monkeypatch):
+    import json
+
+    from graphhop.datasets import builder
+    from graphhop.train.relation_paraphrase import _kqapro_questions
+
+    path = tmp_path / builder.KQAPRO_PROGRAMS
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps([{"sample_id": "a", "question": "Who?", "answer": "x", "program": [],
+                                 "kopl": "Find( ).Relate( ,forward).Relate(capital of,backward).What()"}]))
+    monkeypatch.setattr(builder, "kqapro_splits", lambda kb, root, programs=None: {"a": "train"})
+    assert _kqapro_questions(tmp_path) == [("Who?", [], ["capital of"])]
 
 
 @pytest.mark.data
 def test_kqapro_and_musique_pairs_name_their_programs_relations(data_dir):
     pairs = name_pairs(data_dir, sources=("kqapro", "musique"))
-    assert len(pairs) > 150 and all(p.source == "names" and p.labels == p.relations for p in pairs)
+    assert len(pairs) > 100 and all(p.source == "names" and p.labels == p.relations for p in pairs)
     assert all(w == w.lower() for p in pairs for w in p.words)
     names = {n for p in pairs for n in p.labels}
     assert {"place of birth", "population", "country"} <= names
@@ -40,3 +55,16 @@ def test_metaqa_pairs_come_from_the_fit_half_only(data_dir):
               if metaqa_part(ex.question) == "report"}
     assert len(items) > 10000 and not report & {q for q, _, _ in items}
     assert {r for _, _, rels in items for r in rels} <= set(METAQA_RELATIONS.values())
+
+
+@pytest.mark.data
+def test_kqapro_pairs_come_from_the_builders_train_split_only(data_dir):
+    from graphhop.datasets.builder import KQAPRO_PROGRAMS, kqapro_splits
+    from graphhop.datasets.kqapro import load_programs
+    from graphhop.train.relation_paraphrase import _kqapro_questions
+
+    split = kqapro_splits("wc-c", data_dir)
+    held = {p.question for p in load_programs(data_dir / KQAPRO_PROGRAMS) if split.get(p.id) in ("dev", "test")}
+    used = {q for q, _, _ in _kqapro_questions(data_dir)}
+    assert len(held) >= 20 and len(used) >= 60 and not used & held
+    assert used == {p.question for p in load_programs(data_dir / KQAPRO_PROGRAMS) if split.get(p.id) == "train"}

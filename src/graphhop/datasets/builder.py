@@ -89,6 +89,7 @@ __all__ = [
     "stats_table",
     "write_dataset",
     "build_named_dataset",
+    "kqapro_splits",
     "stats_of_files",
     "record_schema",
 ]
@@ -410,6 +411,32 @@ class DatasetBuilder:
 KQAPRO_PROGRAMS = "kqapro-sample/sampled/sampled_200.json"
 
 
+def _ground_kqapro(kb: str | None, data_root: str | Path | None, config: BuildConfig,
+                   programs: str | Path | None = None) -> tuple[TripleStore, str, list[QAExample], Any]:
+    """The KB store, source name, grounded examples and skip counts of ``build-dataset kqapro --kb kb``."""
+    from graphhop.datasets import kgqa
+    from graphhop.datasets.kqapro import ground_programs, load_programs
+    from graphhop.kb.loaders import iter_triples
+
+    root = kgqa.data_root(data_root)
+    if not kb:
+        raise InputError("kqapro needs --kb: a dataset name whose KB to ground in (e.g. wc-c) or a triple file")
+    kb_file = Path(kb) if Path(kb).exists() else kgqa.kb_path(kb, root)
+    store = TripleStore.from_facts(iter_triples(kb_file))
+    progs = load_programs(Path(programs) if programs else root / KQAPRO_PROGRAMS)
+    examples, skipped = ground_programs(progs, store, seed=config.seed, max_paths=config.max_paths)
+    return store, f"kqapro/{kb_file.stem}", examples, skipped
+
+
+def kqapro_splits(kb: str = "wc-c", data_root: str | Path | None = None, config: BuildConfig | None = None,
+                  programs: str | Path | None = None) -> dict[str, str]:
+    """``{program id: split}`` as ``build-dataset kqapro --kb kb`` assigns them (ungrounded programs: none)."""
+    store, source, examples, _ = _ground_kqapro(kb, data_root, config := config or BuildConfig(), programs)
+    builder = DatasetBuilder(store, config)
+    builder.assign_splits([(source, examples)])
+    return {ex.id[len("kqapro-"):].rsplit("-", 1)[0]: builder.splits[(source, ex.id)] for ex in examples}
+
+
 def build_named_dataset(
     name: str,
     out_dir: str | Path,
@@ -437,20 +464,11 @@ def build_named_dataset(
     config = config or BuildConfig()
     config.check()
     if name.lower() == "kqapro":
-        from graphhop.datasets.kqapro import ground_programs, load_programs
-
-        root = kgqa.data_root(data_root)
-        if not kb:
-            raise InputError("kqapro needs --kb: a dataset name whose KB to ground in (e.g. wc-c) or a triple file")
-        kb_file = Path(kb) if Path(kb).exists() else kgqa.kb_path(kb, root)
-        store = TripleStore.from_facts(iter_triples(kb_file))
-        progs = load_programs(Path(programs) if programs else root / KQAPRO_PROGRAMS)
-        examples, skipped = ground_programs(progs, store, seed=config.seed, max_paths=config.max_paths)
+        store, source, examples, skipped = _ground_kqapro(kb, data_root, config, programs)
         examples = examples[:limit] if limit else examples
         builder = DatasetBuilder(store, config, data_to_text, encoder)
-        builder.assign_splits([(f"kqapro/{kb_file.stem}", examples)])
-        stats = write_dataset(builder.build(examples, source=f"kqapro/{kb_file.stem}"), out_dir, name,
-                              total=len(examples), progress=progress)
+        builder.assign_splits([(source, examples)])
+        stats = write_dataset(builder.build(examples, source=source), out_dir, name, total=len(examples), progress=progress)
         for reason, n in skipped.items():
             stats["all"].dropped[f"program {reason}"] += n
         rewrite_stats(out_dir, stats)

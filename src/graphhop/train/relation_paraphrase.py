@@ -9,7 +9,9 @@ the relations its gold chain uses is a paraphrase example the verbalized-fact pa
 - MetaQA: the **fit half** of dev (:func:`graphhop.kgqa.train.metaqa_part`; the report half is never read), the
   relation chain read from the question type (``director_to_movie_to_language``: ``directed by``, ``in language``),
   one question per wording (the topic masked);
-- the KQA Pro sample (200 questions): the relations and attributes its KoPL program names;
+- the KQA Pro sample: the questions whose program ``build-dataset kqapro --kb wc-c`` puts in **train**
+  (:func:`graphhop.datasets.builder.kqapro_splits`; its dev is what ``benchmarks/qa_eval.py`` reports), with the
+  relations and attributes their KoPL programs name;
 - MuSiQue train decompositions: the ``X >> relation`` steps (Wikidata relation names) of each question.
 
 The question side is what the walk reader sees (:func:`graphhop.read.sentence_graph.question_words`, surface
@@ -43,9 +45,10 @@ _KOPL_NAMES = re.compile(r"(?:Find|FilterStr|FilterNum|FilterYear|FilterDate)\((
 
 
 def relation_name(relation: str) -> str:
-    """A KB relation as words: ``__people__person__place_of_birth_inverse`` -> ``place of birth``."""
-    last = [p for p in base_relation(relation).split("__") if p][-1]
-    return " ".join(last.replace(".", " ").replace("_", " ").split()).lower()
+    """A KB relation as words: ``__people__person__place_of_birth_inverse`` -> ``place of birth``; ``""`` for
+    a name without words (``""``, ``__``)."""
+    parts = [p for p in base_relation(relation).split("__") if p]
+    return " ".join(parts[-1].replace(".", " ").replace("_", " ").split()).lower() if parts else ""
 
 
 def _pair(question: str, topic: Sequence[str], relations: Iterable[str], seen: set) -> Pair | None:
@@ -88,15 +91,22 @@ def _kb_questions(name: str, root: str | Path | None, per_set: int) -> list[tupl
     return out
 
 
-def _kqapro_questions(root: str | Path | None) -> list[tuple[str, list[str], list[str]]]:
+def _kqapro_questions(root: str | Path | None, kb: str = "wc-c") -> list[tuple[str, list[str], list[str]]]:
+    """``(question, topic names, relations)`` of the sample's programs that ``build-dataset kqapro --kb kb`` puts
+    in train (never its dev or test); names that strip to nothing are skipped."""
+    from graphhop.datasets.builder import KQAPRO_PROGRAMS, kqapro_splits
     from graphhop.datasets.kgqa import data_root
+    from graphhop.datasets.kqapro import load_programs
 
-    path = data_root(root) / "kqapro-sample" / "sampled" / "sampled_200.json"
+    path = data_root(root) / KQAPRO_PROGRAMS
+    split = kqapro_splits(kb, root, programs=path)
     out = []
-    for ex in json.loads(path.read_text(encoding="utf-8")):
+    for prog, ex in zip(load_programs(path), json.loads(path.read_text(encoding="utf-8"))):
+        if split.get(prog.id) != "train":
+            continue
         program = ex.get("kopl", "")
-        out.append((ex["question"], [m.strip() for m in _KOPL_NAMES.findall(program)],
-                    [m.strip() for m in _KOPL_RELATION.findall(program)]))
+        out.append((ex["question"], [m.strip() for m in _KOPL_NAMES.findall(program) if m.strip()],
+                    [m.strip() for m in _KOPL_RELATION.findall(program) if m.strip()]))
     return out
 
 

@@ -267,6 +267,18 @@ def _encode(texts: Sequence[str], cache: Path | None = None) -> dict[str, np.nda
     return dict(zip(texts, vecs))
 
 
+def _check_options(epochs: int, per_set: int, side: str, natural: bool, names: bool, facts: bool) -> None:
+    """Raise :class:`InputError` (one line) for options that cannot train, before any work."""
+    if epochs < 1 or per_set < 1:
+        raise InputError(f"--epochs and --per-set must be >= 1, got {epochs} and {per_set}")
+    if side not in ("words", "question"):
+        raise InputError(f"--side must be words or question, got {side!r}")
+    if side == "question" and (names or natural):
+        raise InputError("--names and --natural pair relation words, not whole questions: use them with --side words")
+    if not facts and not (names or natural):
+        raise InputError("no training pairs: --no-facts needs --names or --natural")
+
+
 def train_matcher(out: str | Path, root: str | Path | None = None, epochs: int = 6, per_set: int = 1500,
                   seed: int = 0, side: str = "words", reg: float = 1.0, form: str = "full",
                   lr: float = 1e-3, natural: bool = False, names: bool = False, facts: bool = True,
@@ -278,13 +290,14 @@ def train_matcher(out: str | Path, root: str | Path | None = None, epochs: int =
     from graphhop.read.relation_matcher import RelationMatcher
     from graphhop.train.relation_paraphrase import name_pairs
 
+    _check_options(epochs, per_set, side, natural, names, facts)
     pairs = training_pairs(root, per_set=per_set, seed=seed, side=side) if facts else []
-    if natural and side == "words":
+    if natural:
         pairs += musique_pairs(root)
-    if names and side == "words":
+    if names:
         pairs += name_pairs(root, per_set=per_set, seed=seed)
     if not pairs:
-        raise InputError("no training pairs: --no-facts needs --names (words side)")
+        raise InputError("no training pairs: the data has no usable questions")
     carve = [p for p in pairs if any(held_out(r) for r in p.relations)]
     fit_pairs = [p for p in pairs if p not in carve]
     carve = [Pair(p.words, [lab for lab, r in zip(p.labels, p.relations) if held_out(r)],
