@@ -19,7 +19,7 @@ __all__ = ["train_retriever", "train_reranker", "train_query_generator", "train_
 
 def register(app: typer.Typer) -> None:
     """Add the ``train`` command group to ``app``."""
-    train = typer.Typer(help="Train models: retriever, reranker (DiFaR²), query generator (GoldEn), bgr, reader, ssg, kgqa, leaves.",
+    train = typer.Typer(help="Train models: retriever, reranker (DiFaR²), query generator (GoldEn), bgr, reader, ssg, kgqa, leaves, type-head.",
                         no_args_is_help=True)
     train.command("retriever")(train_retriever)
     train.command("reranker")(train_reranker)
@@ -37,6 +37,9 @@ def register(app: typer.Typer) -> None:
     train.command("leaves")(train_leaves)
     train.command("leaf-encoder")(train_leaf_encoder)
     train.command("leaf-reranker")(train_leaf_reranker)
+    from graphhop.cli.type_head import train_type_head_cli
+
+    train.command("type-head")(train_type_head_cli)
     app.add_typer(train, name="train")
 
 _DATASETS_HELP = (

@@ -152,7 +152,10 @@ def asked_noun(text: str, phrase: bool = False) -> str | None:
 class EndTyper:
     """Zero-shot fit of a type noun to KB entities (see the module docstring); caches per store."""
 
-    def __init__(self, scorer: Any, store: KGStore, sample: int = 5, desc_weight: float = 1.0) -> None:
+    def __init__(self, scorer: Any, store: KGStore, sample: int = 5, desc_weight: float = 1.0,
+                 type_head: str = "off") -> None:
+        if type_head not in TYPE_HEAD_MODES:
+            raise ValueError(f"type_head must be one of {', '.join(TYPE_HEAD_MODES)} (got {type_head!r})")
         self.scorer = scorer
         self.store = store
         self.sample = sample
@@ -163,6 +166,8 @@ class EndTyper:
         self.schema = SchemaNouns(scorer, store)
         self._named: dict[str, tuple[set[int], set[int]]] = {}
         self._words: Any = None  # the KB's RelationWords, built on first use
+        self.type_head = type_head  # the trained type head (graphhop.kgqa.type_head): off, add or only
+        self._head: Any = None
 
     def noun_role(self, noun: str, ends: Sequence[int]) -> int | None:
         """Whether the ends are of the noun's type by a relation the noun *names* (``publisher`` / ``published
@@ -202,23 +207,32 @@ class EndTyper:
         return got
 
     def entity_fit(self, noun: str, entity: int) -> float:
-        """How well ``noun`` fits one entity: best role-phrase cosine + description cosine."""
+        """How well ``noun`` fits one entity: best role-phrase cosine + description cosine + schema analogy;
+        with ``type_head`` the trained head's probability replaces (``only``) or joins (``add``) them."""
         key = (noun, entity)
         fit = self._fit.get(key)
         if fit is None:
-            phrases, desc = self.roles(entity)
-            if not phrases:
-                fit = 0.0
-            else:
-                nv = self.scorer.word_vectors([noun])[0]
-                best = float((self.scorer.word_vectors(phrases) @ nv).max())
-                dv = self._desc.get(entity)
-                if dv is None:
-                    dv = self._desc[entity] = self.scorer.word_vectors([desc])[0]
-                fit = best + self.desc_weight * float(dv @ self.scorer.word_vectors([f"a {noun}"])[0])
-                fit += SCHEMA_WEIGHT * self.schema.fit(noun, entity)
+            fit = 0.0 if self.type_head == "only" else self._zero_shot(noun, entity)
+            if self.type_head != "off":
+                if self._head is None:
+                    from graphhop.kgqa.type_head import KBTypeFit, TypeHead
+
+                    self._head = KBTypeFit(TypeHead.load(), self.store, self.scorer.word_vectors)
+                fit += HEAD_WEIGHT * self._head.fit(noun, entity)
             self._fit[key] = fit
         return fit
+
+    def _zero_shot(self, noun: str, entity: int) -> float:
+        phrases, desc = self.roles(entity)
+        if not phrases:
+            return 0.0
+        nv = self.scorer.word_vectors([noun])[0]
+        best = float((self.scorer.word_vectors(phrases) @ nv).max())
+        dv = self._desc.get(entity)
+        if dv is None:
+            dv = self._desc[entity] = self.scorer.word_vectors([desc])[0]
+        fit = best + self.desc_weight * float(dv @ self.scorer.word_vectors([f"a {noun}"])[0])
+        return fit + SCHEMA_WEIGHT * self.schema.fit(noun, entity)
 
     def fit(self, noun: str, ends: Sequence[int]) -> float:
         """Mean :meth:`entity_fit` over (the first ``sample`` of) a path's end entities."""
@@ -268,6 +282,10 @@ def _continuations(store: KGStore, path: RelPath, extra: int, max_nodes: int = 2
 #: Two (session 4): "What currency is used in the country where the director of X was born?" stops
 #: at ``born in``; the currency is ``located in`` -> ``currency`` further. Chosen on the selection KBs.
 WINDOW = 2
+#: ``EndTyper(type_head=...)``: the zero-shot fit alone (off), plus the trained type head's probability
+#: x :data:`HEAD_WEIGHT` (add), or the head's probability alone (only). Session 6 (typ12).
+TYPE_HEAD_MODES = ("off", "add", "only")
+HEAD_WEIGHT = 1.0
 #: Weight of the schema-analogy fit (:class:`~graphhop.kgqa.answer_types.SchemaNouns`) in :meth:`EndTyper.entity_fit`.
 SCHEMA_WEIGHT = 1.0
 

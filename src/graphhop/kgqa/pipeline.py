@@ -114,7 +114,7 @@ class KGQA:
                  threshold: float | None = None, max_support: int = 50, topic_answers: str = "no-walk-back",
                  end_typing: bool = True, answer_order: str = "degree", confidence: str = "answer",
                  walk_back: str = "others",
-                 cover: float = COVER_RATIO) -> None:
+                 cover: float = COVER_RATIO, type_head: str = "off") -> None:
         if not 1 <= max_hops <= MAX_HOPS:
             raise ValueError(f"max_hops must be in 1..{MAX_HOPS}")
         self.store = store
@@ -129,7 +129,7 @@ class KGQA:
             raise ValueError(f"topic_answers must be one of {', '.join(TOPIC_ANSWERS)} (got {topic_answers!r})")
         self.topic_answers = topic_answers
         #: answer typing by the asked noun (:mod:`graphhop.kgqa.end_type`); None turns it off
-        self.typer = EndTyper(self.scorer, store) if end_typing else None
+        self.typer = EndTyper(self.scorer, store, type_head=type_head) if end_typing else None
         if answer_order not in ANSWER_ORDERS:
             raise ValueError(f"answer_order must be one of {', '.join(ANSWER_ORDERS)} (got {answer_order!r})")
         self.answer_order = answer_order

@@ -20,7 +20,7 @@ __all__ = ["KGQAPipeline", "OPTIONS"]
 #: it reads the whole KB, not retrieved facts).
 OPTIONS: dict[str, Any] = {"hops": 3, "beam": 10, "threshold": None, "weights": None, "k": None, "model": None,
                            "reader": None, "topic_answers": "no-walk-back", "answer_order": "degree", "confidence": "answer", "end_typing": True,
-                           "walk_back": "others", "cover": None}
+                           "walk_back": "others", "cover": None, "type_head": "off"}
 
 
 class KGQAPipeline(Stage):
@@ -31,19 +31,22 @@ class KGQAPipeline(Stage):
     def __init__(self, index: Any, hops: int = 3, beam: int = 10, threshold: Optional[float] = None,
                  weights: Optional[str] = None, topic_answers: str = "no-walk-back", answer_order: str = "degree",
                  confidence: str = "answer", end_typing: bool = True, walk_back: str = "others",
-                 cover: Optional[float] = None) -> None:
+                 cover: Optional[float] = None, type_head: str = "off") -> None:
+        from graphhop.kgqa.end_type import TYPE_HEAD_MODES
         from graphhop.kgqa.pipeline import ANSWER_ORDERS, CONFIDENCES, TOPIC_ANSWERS, WALK_BACKS
 
         if not 1 <= hops <= 4:
             raise InputError(f"kgqa reads relation paths of 1..4 hops (got hops={hops})")
         for name, value, choices in (("topic_answers", topic_answers, TOPIC_ANSWERS), ("answer_order", answer_order, ANSWER_ORDERS),
-                                     ("confidence", confidence, CONFIDENCES), ("walk_back", walk_back, WALK_BACKS)):
+                                     ("confidence", confidence, CONFIDENCES), ("walk_back", walk_back, WALK_BACKS),
+                                     ("type_head", type_head, TYPE_HEAD_MODES)):
             if value not in choices:
                 raise InputError(f"kgqa: {name} must be one of {', '.join(choices)} (got {value!r})")
         self.index, self.hops, self.beam, self.threshold, self.weights = index, hops, beam, threshold, weights
         self.topic_answers, self.answer_order, self.confidence = topic_answers, answer_order, confidence
         self.end_typing, self.walk_back = end_typing, walk_back
         self.cover = cover  # named-relation coverage window (graphhop.kgqa.cover.covering); None: the default
+        self.type_head = type_head  # the trained type head in answer typing (graphhop.kgqa.end_type.EndTyper)
         self._kgqa: Any = None
 
     @property
@@ -55,7 +58,7 @@ class KGQAPipeline(Stage):
             self._kgqa = KGQA.from_index(self.index, self.weights, max_hops=self.hops, beam=self.beam,
                                          threshold=self.threshold, topic_answers=self.topic_answers,
                                          answer_order=self.answer_order, confidence=self.confidence,
-                                         end_typing=self.end_typing, walk_back=self.walk_back,
+                                         end_typing=self.end_typing, walk_back=self.walk_back, type_head=self.type_head,
                                          **({} if self.cover is None else {"cover": self.cover}))
         return self._kgqa
 
@@ -82,7 +85,7 @@ def _factory(index: Any, **options: Any) -> KGQAPipeline:
                         weights=opts["weights"], topic_answers=str(opts["topic_answers"]),
                         answer_order=str(opts["answer_order"]), confidence=str(opts["confidence"]),
                         end_typing=_flag("end_typing", opts["end_typing"]), walk_back=str(opts["walk_back"]),
-                        cover=_number("cover", opts["cover"]))
+                        cover=_number("cover", opts["cover"]), type_head=str(opts["type_head"]))
 
 
 def _number(name: str, value: Any) -> Optional[float]:

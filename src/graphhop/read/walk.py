@@ -75,7 +75,9 @@ class WalkReader:
                  soft: float | None = 0.65, matcher: bool = True, w_match: float = 1.0,
                  match_temperature: float = 4.0, match_mode: str = "fallback", clear_gap: float | None = 0.05,
                  clear_type_weight: float = 2.0, relation_matcher: Any = None, relation_scale: float = 10.0,
-                 type_hops: int = 1, climb_fit: float = 0.5) -> None:
+                 type_hops: int = 1, climb_fit: float = 0.5, type_head: str = "off") -> None:
+        if type_head not in ("off", "add", "only"):
+            raise ValueError(f"type_head must be off, add or only (got {type_head!r})")
         self.graph = SentenceGraph(search)
         self.encoder = encoder if encoder is not None else search.encoder
         self.relations: Any = None  # an experimental text relation matcher (off by default: docs/RESULTS.md)
@@ -111,6 +113,8 @@ class WalkReader:
         self.threshold = threshold
         self.soft = soft if hasattr(self.encoder, "encode") else None
         self._word_vecs: dict[str, Any] = {}
+        self.type_head = type_head if hasattr(self.encoder, "encode") else "off"  # graphhop.kgqa.type_head (typ12)
+        self._head: Any = None
 
     def walk(self, entities: Sequence[str], relations: frozenset[str], answer_types: frozenset[str] = frozenset(),
              bridge_types: frozenset[str] = frozenset(), climbs: int = 0) -> list[_State]:
@@ -303,7 +307,27 @@ class WalkReader:
         last = {s.entity: s.edges[-1].sentence for s in reversed(states)}
         described = {t: self.description(t, sentence) for t, sentence in last.items()}
         cos = type_fit(self.encoder, wanted, question, [(t, f"{t} {d}") for t, d in described.items()], lambda c: "")
+        if self.type_head != "off" and wanted and wanted != "year" and not question.lower().startswith("how many"):
+            cos = self._head_fits(wanted, states, described, cos)
         return {t: 1.0 if _names_type(t, d, wanted_keys) else c for (t, d), c in zip(described.items(), cos)}
+
+    def _head_fits(self, noun: str, states: Sequence[_State], described: dict[str, str], cos: list[float]) -> list[float]:
+        """``type_head``: the trained type head's probability (:class:`~graphhop.kgqa.type_head.TextTypeFit`) of
+        each non-numeric answer, read by the last edge's words and its description, replaces (``only``) or joins
+        (``add``) the cosine fit."""
+        from graphhop.kgqa.type_head import TextTypeFit
+
+        if self._head is None:
+            self._head = TextTypeFit(self.encoder)
+        label = {s.entity: s.edges[-1].label or " ".join(sorted(s.edges[-1].words)) for s in reversed(states) if s.edges}
+        out = []
+        for (t, d), c in zip(described.items(), cos):
+            if is_number(t):
+                out.append(c)
+                continue
+            p = self._head.fit(noun, t, [(label.get(t, ""), False), (d, True)])
+            out.append(p if self.type_head == "only" else c + p)
+        return out
 
     def description(self, name: str, sentence: str = "") -> str:
         """How the text describes ``name``: the first clause after it in the passage titled with it
