@@ -1,7 +1,7 @@
 """The type head's gate for the ``kgqa`` pipeline: each set answered once per ``type_head`` mode (off / add /
 only: :class:`graphhop.kgqa.end_type.EndTyper`), in one process (docs/RESULTS.md, Issue 12, Session 6 (typ12)).
 
-    python benchmarks/type_head_gate.py tests/kgqa/data/kg_* --hops 4 --modes off,add,only
+    python benchmarks/type_head_gate.py tests/kgqa/data/kg_* --hops 4 --modes off,add,only [--head-weight 0.5]
     python benchmarks/type_head_gate.py metaqa-1h metaqa-2h metaqa-3h --sample 300 --modes off,add
     python benchmarks/type_head_gate.py pq-2h pq-3h pql-2h pql-3h wc-p1 wc-p2 wc-c --modes off,add
 
@@ -27,7 +27,13 @@ def main() -> None:
     ap.add_argument("--hops", type=int, default=3)
     ap.add_argument("--sample", type=int, default=None, help="questions per MetaQA set (even stride)")
     ap.add_argument("--details", type=Path, default=None)
+    ap.add_argument("--head-weight", type=float, default=None,
+                    help="weight of the head's probability in mode add (default: end_type.HEAD_WEIGHT)")
     args = ap.parse_args()
+    if args.head_weight is not None:
+        import graphhop.kgqa.end_type as end_type
+
+        end_type.HEAD_WEIGHT = args.head_weight
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     totals = {m: [0, 0, 0] for m in modes}  # right reason, hits@1, questions
     print("| set | mode | n | answer Hits@1 | EM | right reason |")
