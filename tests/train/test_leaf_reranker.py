@@ -168,6 +168,7 @@ def test_a_tiny_listwise_reranker_trains_one_list_a_tree_and_learns(tmp_path):
 
 
 def test_recipe_names_find_their_cached_reranker_or_warn(tmp_path, monkeypatch):
+    from dataclasses import replace
     from types import SimpleNamespace
 
     from graphhop.eval.leaves import leaf_reranker
@@ -182,6 +183,10 @@ def test_recipe_names_find_their_cached_reranker_or_warn(tmp_path, monkeypatch):
     ft, other = SimpleNamespace(model="/c/eb-leaves-aaa"), SimpleNamespace(model="/c/eb-leaves-bbb")
     assert leaf_reranker_dir(tmp_path / "data", LISTWISE, ft) != leaf_reranker_dir(tmp_path / "data", LISTWISE, other)
     assert leaf_reranker_dir(tmp_path / "data", RerankerRecipe(), ft) == leaf_reranker_dir(tmp_path / "data")
+    frozen = replace(LISTWISE, negatives_from="frozen")                   # same recipe, negatives from the frozen index
+    assert leaf_reranker_dir(tmp_path / "data", frozen, ft) not in (leaf_reranker_dir(tmp_path / "data", LISTWISE, ft),
+                                                                   leaf_reranker_dir(tmp_path / "data", LISTWISE, other))
+    assert leaf_reranker_dir(tmp_path / "data", frozen, ft) == leaf_reranker_dir(tmp_path / "data", frozen, other)
     assert leaf_reranker(None, tmp_path / "data", "none") is None
 
 
@@ -211,13 +216,10 @@ def test_leaf_reranker_options_reject_bad_input_in_one_line(args, needle, tmp_pa
 
 
 @pytest.mark.data
-def test_a_test_split_beside_dev_is_read_like_dev(tmp_path):
-    import os
-    from pathlib import Path
-
+def test_a_test_split_beside_dev_is_read_like_dev(data_dir, tmp_path):
     from graphhop.train.leaves import dev_examples
 
-    real = Path(os.environ["GRAPHHOP_DATA"]) / "entailmentbank"
+    real = data_dir / "entailmentbank"
     eb = tmp_path / "entailmentbank"
     (eb / "task_3").mkdir(parents=True)
     (eb / "task_1").mkdir()

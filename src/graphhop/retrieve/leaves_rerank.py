@@ -61,7 +61,11 @@ class LeafReranker(Stage):
     name = "leaf-rerank"
 
     def __init__(self, index: Any, model_dir: str | Path, depth: int | None = None, threshold: float | None = None,
-                 max_leaves: int | None = None, batch_size: int = 64, tail: int = 50, mix: float | None = None) -> None:
+                 max_leaves: int | None = None, batch_size: int = 64, tail: int = 50, mix: float | None = None,
+                 relative: bool | None = None) -> None:
+        """Arguments left None come from the rule chosen for ``index``'s encoder (else :data:`DEFAULT_RULE`);
+        ``relative``: whether ``threshold`` is below the best leaf's score (an explicit ``threshold`` without it
+        is absolute, whatever the stored rule says)."""
         from graphhop.models.cross_encoder import load_sequence_classifier
         from graphhop.retrieve import make_retriever
 
@@ -79,7 +83,9 @@ class LeafReranker(Stage):
         self.threshold = float(self.rule["threshold"] if threshold is None else threshold)
         self.max_leaves = int(self.rule["max_leaves"] if max_leaves is None else max_leaves)
         self.mix = float(self.rule.get("mix", 1.0) if mix is None else mix)
-        self.relative = bool(self.rule.get("relative", False))
+        if relative is None:
+            relative = bool(self.rule.get("relative", False)) if threshold is None else False
+        self.relative = bool(relative)
         self.model, self.tokenizer = load_sequence_classifier(model_dir)
         self.first = make_retriever(index, "dense")
 

@@ -14,7 +14,20 @@ import torch
 
 from graphhop.core import InputError
 
-__all__ = ["adamw_with_warmup", "run_epoch", "save_model_dir", "TrainResult", "FitOptions", "fine_tune"]
+__all__ = ["freeze_lower_layers", "adamw_with_warmup", "run_epoch", "save_model_dir", "TrainResult", "FitOptions", "fine_tune"]
+
+
+def freeze_lower_layers(bert: torch.nn.Module, train_layers: int) -> None:
+    """Train only the top ``train_layers`` transformer layers of ``bert`` (a BERT-like module with ``embeddings``
+    and ``encoder.layer``): its embeddings and lower layers frozen, the top ones trainable; the rest of the module
+    (a pooler) is left as it is."""
+    layers = bert.encoder.layer
+    first = len(layers) - max(0, min(train_layers, len(layers)))
+    for p in bert.embeddings.parameters():
+        p.requires_grad = False
+    for i, layer in enumerate(layers):
+        for p in layer.parameters():
+            p.requires_grad = i >= first
 
 
 def adamw_with_warmup(

@@ -92,7 +92,7 @@ def fine_tune_leaf_encoder(queries: Sequence[str], golds: Sequence[Sequence[int]
     from tqdm import tqdm
 
     from graphhop.models.encoder import _quiet_transformers, resolve_model
-    from graphhop.train.common import adamw_with_warmup, run_epoch, save_model_dir
+    from graphhop.train.common import adamw_with_warmup, freeze_lower_layers, run_epoch, save_model_dir
 
     t0 = time.perf_counter()
     torch.manual_seed(recipe.seed)
@@ -100,7 +100,9 @@ def fine_tune_leaf_encoder(queries: Sequence[str], golds: Sequence[Sequence[int]
     _quiet_transformers()
     model = SentenceTransformer(resolve_model(base), device="cpu")
     model.max_seq_length = recipe.max_seq_length
-    _freeze_below(model, recipe.train_layers)
+    bert = model[0].auto_model  # only the top layers trained: about half a step's cost, less drift on 1,200 trees
+    bert.requires_grad_(False)
+    freeze_lower_layers(bert, recipe.train_layers)
     usable = [i for i, g in enumerate(golds) if g]
     gold_sets = [set(g) for g in golds]
 
@@ -125,18 +127,6 @@ def fine_tune_leaf_encoder(queries: Sequence[str], golds: Sequence[Sequence[int]
             "threads": torch.get_num_threads()}
     save_model_dir(lambda tmp: model.save(str(tmp)), out, card)
     return card
-
-
-def _freeze_below(model: Any, train_layers: int) -> None:
-    """Train only the top ``train_layers`` transformer layers (the embeddings and lower layers stay frozen:
-    about half the cost of a step, and less drift from the pretrained space on 1,200 trees)."""
-    bert = model[0].auto_model
-    layers = bert.encoder.layer
-    for p in bert.parameters():
-        p.requires_grad = False
-    for layer in layers[len(layers) - train_layers:]:
-        for p in layer.parameters():
-            p.requires_grad = True
 
 
 def recipe_cache_dir(data_root: str | Path, recipe: Any, prefix: str, fields: dict[str, Any] | None = None) -> Path:

@@ -146,17 +146,16 @@ def listwise_loss(logits: Any, labels: Any, groups: Sequence[int], bce_weight: f
 
 def freeze_below(model: Any, train_layers: int) -> None:
     """Freeze what is not trained: with 6 (all) layers only the word embeddings (session 5); with fewer, every
-    embedding and the lower layers (the pooler and the one-logit head are always trained)."""
+    embedding and the lower layers (:func:`~graphhop.train.common.freeze_lower_layers`; the pooler and the
+    one-logit head are always trained)."""
+    from graphhop.train.common import freeze_lower_layers
+
     bert = model.base_model
     if train_layers >= len(bert.encoder.layer):
         for p in bert.embeddings.word_embeddings.parameters():
             p.requires_grad = False
         return
-    for p in bert.embeddings.parameters():
-        p.requires_grad = False
-    for layer in bert.encoder.layer[: len(bert.encoder.layer) - train_layers]:
-        for p in layer.parameters():
-            p.requires_grad = False
+    freeze_lower_layers(bert, train_layers)
 
 
 def _training_units(items: Sequence[tuple[int, str, float]], recipe: RerankerRecipe) -> list[Any]:
