@@ -14,28 +14,38 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from graphhop.core import InputError
 from graphhop.kgqa.corpus_cache import read_corpus_cache
 from graphhop.kgqa.scorer import PathScorer
-from graphhop.kgqa.thresholds import LEAST_PER_HOP, hop_thresholds
+from graphhop.kgqa.thresholds import LEAST_PER_HOP, hop_thresholds, net
 from graphhop.kgqa.train import selection_tops
 
+#: The head config's record of a training option -> the corpus cache's name of it (train_scorer writes both).
+TRAINING_OPTIONS = {"seed": "seed", "metaqa_limit": "metaqa_limit", "synthetic": "synthetic", "typed": "typed",
+                    "typed_extra": "typed_extra", "hard_negatives": "hard", "schema_questions": "schemas",
+                    "train_limit": "train_limit"}
 
-def net(probs: np.ndarray, hits: np.ndarray, tau: float) -> int:
-    """Right minus wrong answers when answering only at probability ``tau`` or more."""
-    keep = probs >= tau
-    return int((hits & keep).sum()) - int((~hits & keep).sum())
+
+def mismatched_options(config: dict[str, Any], cache_options: dict[str, Any]) -> list[str]:
+    """The training options a head's config records with another value than the corpus cache was built
+    with (``name: head value != cache value``); options either side does not record are not compared."""
+    return [f"{name}: {config[name]!r} != {cache_options[key]!r}" for name, key in TRAINING_OPTIONS.items()
+            if name in config and key in cache_options and config[name] != cache_options[key]]
 
 
-def report(scorer: PathScorer, corpus, least: int) -> dict:
-    """Per hop count: n, top-1 accuracy, right-minus-wrong at the single and at the per-hop threshold."""
+def report(scorer: PathScorer, corpus: Any, least: int) -> dict[str, Any]:
+    """Over ``corpus``'s selection split, per hop count of the best candidate: n, top-1 accuracy, right minus
+    wrong at the head's single threshold and at the hop count's own (where :func:`hop_thresholds` gives one)."""
     select = [i for i, e in enumerate(corpus.examples) if e.selection]
     probs, hits, hops = selection_tops(scorer.head, corpus, select)
     single = float(scorer.config.get("threshold", 0.0))
-    by_hops = hop_thresholds(probs, hits, hops, least)
+    by_hops = hop_thresholds(probs, hits, hops, least, single=single)
     rows = []
     for h in np.unique(hops):
         m = hops == h
@@ -48,6 +58,8 @@ def report(scorer: PathScorer, corpus, least: int) -> dict:
 
 
 def main() -> None:
+    """Print the per-hop table (and write ``--json`` / ``--write``); a head trained with other options than
+    the cache's corpus (its selection split may have been trained on) is refused in one line."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cache", type=Path, required=True, help="corpus cache written by `graphhop train kgqa --cache`")
     ap.add_argument("--weights", type=Path, required=True, help="a head trained on that corpus")
@@ -57,8 +69,14 @@ def main() -> None:
     args = ap.parse_args()
     if args.least < 1:
         ap.error(f"--least must be at least 1 (got {args.least})")
-    options, corpus = read_corpus_cache(args.cache)
-    scorer = PathScorer.load(args.weights)
+    try:
+        scorer = PathScorer.load(args.weights)
+        options, corpus = read_corpus_cache(args.cache)
+    except InputError as exc:
+        sys.exit(f"error: {exc}")
+    differ = mismatched_options(scorer.config, options)
+    if differ:
+        sys.exit(f"error: {args.weights} was trained with other options than {args.cache} holds ({'; '.join(differ)})")
     out = {"cache_options": options, "weights": str(args.weights), **report(scorer, corpus, args.least)}
     print("| best chain's hops | selection questions | top-1 path | single threshold | right − wrong | per-hop threshold | right − wrong |")
     print("|---|---|---|---|---|---|---|")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import typer
 
@@ -123,13 +123,15 @@ _FIT_OPTIONS: dict[str, tuple[type, str, dict[str, Any], str]] = {
 }
 
 
-def _trainer_options(kind: str):
+def _trainer_options(kind: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Give the ``kind`` trainer command (which takes ``**run``) the :data:`_IO_OPTIONS` before its own
     options, then the :data:`_FIT_OPTIONS` with ``kind``'s defaults and the :data:`_RUN_OPTIONS`."""
     fit = [(name, typ, typer.Option(defaults[kind], flag, help=help_))
            for name, (typ, flag, defaults, help_) in _FIT_OPTIONS.items()]
 
-    def add(command):
+    def add(command: Callable[..., Any]) -> Callable[..., Any]:
+        """``command`` itself (not wrapped) with a ``__signature__`` for typer: the I/O options, its own
+        parameters (keyword-only), then the fit and run options, which typer passes into its ``**run``."""
         sig = inspect.signature(command)
         keyword = inspect.Parameter.KEYWORD_ONLY
         own = [p.replace(kind=keyword) for p in sig.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]

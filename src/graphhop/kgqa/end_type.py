@@ -93,6 +93,7 @@ class TypePhrase:
 
     @property
     def words(self) -> tuple[str, ...]:
+        """The phrase's tokens, ``tokens[start:end]`` (empty when the phrase names no type)."""
         return self.tokens[self.start : self.end]
 
     @property
@@ -358,7 +359,12 @@ _CLAUSE = frozenset("that which who whose".split())
 
 
 class _Contrast:
-    """An :class:`EndTyper` whose :meth:`fit` is the asked noun's fit less the ``against`` noun's."""
+    """An :class:`EndTyper` whose :meth:`fit` is the asked noun's fit less the ``against`` noun's.
+
+    Only :meth:`fit` is contrasted; every other method (:meth:`EndTyper.noun_role`, :meth:`EndTyper.name_fit`,
+    :meth:`EndTyper.entity_fit`, :meth:`EndTyper.roles`) is the wrapped typer's, plain, through ``__getattr__``
+    (so :func:`_narrowed`'s score mixes a contrasted fit with a plain name fit). :func:`retype`'s ``margin`` and
+    ``hop_penalty`` were chosen on raw fits, not on these differences."""
 
     def __init__(self, typer: EndTyper, against: str) -> None:
         self.typer, self.against, self.store = typer, against, typer.store

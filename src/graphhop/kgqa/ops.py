@@ -58,12 +58,14 @@ def _none(reason: str, trace: dict | None = None) -> dict[str, Any]:
 
 
 def _finish(kgqa: Any, reading: Any, path: Any, answers: list[int], text: list[str], chains: list[list[int]],
-            trace: dict, among: Sequence[Any] | None = None, pool: bool = False) -> dict[str, Any]:
+            trace: dict, among: Sequence[Any] | None = None, pool: bool = False,
+            scorer_path: Any = None) -> dict[str, Any]:
     """The result of a path: withheld ("no supported answer") when its probability (renormalized
     over ``among``, the paths the operation could use, when given; with ``pool``, that of every path
-    reaching the same end entities) is under the threshold."""
+    reaching the same end entities) is under the threshold of ``scorer_path``'s hop count: the scorer's
+    own best path, whose probability a moved ``path`` (covered, typed, cut back) keeps (default ``path``)."""
     prob = _prob(reading, path, among, pool)
-    threshold = kgqa.threshold_for(path)
+    threshold = kgqa.threshold_for(path if scorer_path is None else scorer_path)
     supported = prob >= threshold
     trace = {**trace, "paths": [kgqa.describe(reading, p) for p in reading.paths[:5]]}
     if not supported:
@@ -116,6 +118,7 @@ def run_query(kgqa: Any, question: str, mentions: Sequence[Mention], entities_on
         return conj
     # with two mentions (``a player who plays at Defender position at the club X``) the other mention's
     # relation words are in the question too: they name no relation from this topic
+    scorer_best = top.best  # its probability is the one judged, whatever path the rules below move to
     top, cover = covering(kgqa, top) if len(readings) == 1 else (top, {})
     top, wider = general(kgqa, top) if len(readings) == 1 else (top, {})
     top, typing = _typed(kgqa, top, masked(question, list(mentions)))
@@ -123,7 +126,7 @@ def run_query(kgqa: Any, question: str, mentions: Sequence[Mention], entities_on
     ans = kgqa.answers(top.best, top.mention.entities)
     res = _finish(kgqa, top, top.best, ans, [names[a] for a in ans], kgqa.support(top.best, ans[:10]),
                   {"relation_path": kgqa.describe(top)["relation_path"], **cover, **wider, **typing},
-                  pool=kgqa.confidence == "answer")
+                  pool=kgqa.confidence == "answer", scorer_path=scorer_best)
     if keep:
         res["_used"] = (top, top.best)
     return res
@@ -393,12 +396,13 @@ def _boolean_claim(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dic
         hit = [e for e in kgqa.answers(best) if e in claim_ids][:1]
         if walks_back(best.steps):
             hit = []  # a chain that walks a relation straight back proves nothing about the claim
-        options.append({"prob": _prob(moved, best, typed), "reading": moved, "best": best, "claim": claim_ids,
+        options.append({"prob": _prob(moved, best, typed), "reading": moved, "best": best, "scorer_best": typed[0],
+                        "claim": claim_ids,
                         "chains": claim_chains, "typed": typed, "hit": hit, "cover": cover})
     if not options:
         return _none("no path from the question's entities")
     _drop_shortcut_hits(kgqa, options)
-    hits = [o for o in options if o["hit"] and o["prob"] >= kgqa.threshold_for(o["best"])]  # a chain the scorer believes
+    hits = [o for o in options if o["hit"] and o["prob"] >= kgqa.threshold_for(o["scorer_best"])]  # a chain the scorer believes
     subject_first = sorted(options, key=lambda o: (o["reading"].mention.start, -o["prob"]))
     o = next((o for o in subject_first if o in hits), subject_first[0])
     reading, best = o["reading"], o["best"]
@@ -407,10 +411,11 @@ def _boolean_claim(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dic
                              "claim_path": kgqa.describe(reading, best), **o["cover"]}
     if hits:
         return _finish(kgqa, reading, best, o["hit"], ["yes"], kgqa.support(best, o["hit"]) + o["chains"], trace,
-                       o["typed"])
+                       o["typed"], scorer_path=o["scorer_best"])
     ans = kgqa.answers(best, reading.mention.entities)
     trace["reason"] = "the best chain of the claim's type from the subject ends elsewhere"
-    return _finish(kgqa, reading, best, ans, ["no"], kgqa.support(best, ans[:3]) + o["chains"], trace, o["typed"])
+    return _finish(kgqa, reading, best, ans, ["no"], kgqa.support(best, ans[:3]) + o["chains"], trace, o["typed"],
+                   scorer_path=o["scorer_best"])
 
 
 def _drop_shortcut_hits(kgqa: Any, options: list[dict[str, Any]]) -> None:

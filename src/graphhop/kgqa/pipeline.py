@@ -146,7 +146,8 @@ class KGQA:
         self._qcache: dict[str, np.ndarray] = {}
 
     def threshold_for(self, path: RelPath | None) -> float:
-        """The threshold ``path``'s probability is judged by: the given one, else the head's for its hop count."""
+        """The threshold a probability is judged by: the given one, else the head's for ``path``'s hop count
+        (callers pass the scorer's own best path, whose probability is judged, not the path a rule moved to)."""
         if self._fixed_threshold or path is None:
             return self.threshold
         return threshold_for(self.scorer.config, len(path.steps))
