@@ -175,7 +175,10 @@ def parse_args() -> argparse.Namespace:
     ap.add_argument("--max-df", type=int, default=100, help="--links mentions: names in more sentences are not followed")
     ap.add_argument("--closed-settings", action="store_true",
                     help="open-hops with the card's closed-pool thresholds even when it has an open selection")
-    return ap.parse_args()
+    args = ap.parse_args()
+    if any(r < 0 for r in args.answer_reaches):
+        ap.error(f"--answer-reaches: entity links cannot be negative, got {' '.join(map(str, args.answer_reaches))}")
+    return args
 
 
 def main() -> None:

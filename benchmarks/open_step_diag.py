@@ -54,6 +54,8 @@ def main() -> None:
                     help="backward's first-step candidates: 0 = the question's, N = relation-word query + passages "
                          "within N entity links (HopSearch.answer_candidates); default: the settings'")
     args = ap.parse_args()
+    if args.answer_reach is not None and args.answer_reach < 0:
+        ap.error(f"--answer-reach: entity links cannot be negative, got {args.answer_reach}")
     from graphhop.core import InputError
     from graphhop.datasets.builder import read_records
     from graphhop.eval.bgr_open_diag import DIAG_COLUMNS, step_table

@@ -37,3 +37,13 @@ def test_argument_conflicts_fail_before_the_db_is_built(tmp_path, monkeypatch, e
     with pytest.raises(InputError, match=message):
         diag.main()
     assert not (tmp_path / "db").exists() and not (tmp_path / "out").exists()
+
+
+def test_a_negative_answer_reach_fails_in_one_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "argv", ["open_step_diag.py", "--data-dir", "data", "--model", "model", "--db-dir", "db",
+                                      "--out", "out", "--answer-reach", "-1"])
+    with pytest.raises(SystemExit) as exit_:
+        diag.main()
+    assert exit_.value.code == 2 and not (tmp_path / "out").exists()
+    assert capsys.readouterr().err.strip().splitlines()[-1].endswith("--answer-reach: entity links cannot be negative, got -1")

@@ -87,6 +87,7 @@ def test_tiny_training_learns_a_toy_chain():
                                                              max_minutes=10.0),  # epochs, not the clock, end it
                             progress=False, log=lambda m: None)
     assert card["history"][-1]["loss"] < card["history"][0]["loss"] and card["finished"]
+    assert card["dev_metric"] == "f1" and "dev_f1_forward" in card["history"][0]  # the F1 case keeps its old names
     ret = BGRRetriever(model)
     exact = 0
     for ex in dev:
@@ -144,3 +145,20 @@ def test_pool_baselines_run_the_index_code_over_the_pool():
                     CandidatePool(["e0", "e1", "e2", "e3"], texts, vecs[1:]), vecs[0], gold, 1, "chain")
     assert method_graph("dense", ex).evidence_ids == ["e0"]
     assert method_graph("mdr", ex).evidence_ids == ["e0"]
+
+
+def test_link_feature_run_keeps_its_best_epoch_when_every_dev_loss_is_above_one(monkeypatch):
+    """The link-feature matcher is scored by minus its dev loss: a loss >= 1 every epoch (score <= -1) must still
+    keep the lowest-loss epoch, and the card names the score as a negative loss, not an F1."""
+    import graphhop.train.bgr as bgr
+
+    losses = iter([3.0, 3.0, 1.5, 1.5, 2.0, 2.0])  # per epoch: forward, backward
+    monkeypatch.setattr(bgr, "_dev_loss", lambda *a, **k: next(losses))
+    cfg = BGRConfig(dim=16, hidden=16, heads=2, max_depth=4, pair_features=False, link_feature=True)
+    _, card = train_bgr(toy_examples(8, 0), toy_examples(3, 1), None, cfg,
+                        TrainConfig(epochs=3, batch_size=8, threads=1, patience=3, max_minutes=10.0),
+                        progress=False, log=lambda m: None)
+    assert card["dev_metric"] == "neg_loss" and "best_dev_f1_at_0.5" not in card
+    assert card["best_epoch"] == {"forward": 2, "backward": 2}
+    assert card["best_dev_score"] == {"forward": -1.5, "backward": -1.5}
+    assert [row["dev_score_forward"] for row in card["history"]] == [-3.0, -1.5, -2.0]

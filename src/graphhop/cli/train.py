@@ -263,6 +263,23 @@ def train_query_generator(
     )
 
 
+def _train_bgr_open(data: Path, out: Path, train: list, dev: list, emb: Any, cfg: Any, tcfg: Any, extra: dict[str, Any],
+                    log: Callable[[str], None], *, open_k: int, db_dir: Optional[Path], cache: Path, backend: str,
+                    links: str, keep_pool: bool, other_positives: int, select: bool) -> dict[str, Any]:
+    """``train bgr --open-k K``: train on each prefix's top-K open candidates from the whole sentence DB (every
+    split's evidence sentences; no dev/test labels are read), built under ``db_dir`` (default: under ``cache``).
+    Returns the model card."""
+    import hashlib
+
+    from graphhop.train.bgr_open import open_search, train_bgr_open
+    db = db_dir or cache / f"db-{data.resolve().name}-{backend}-{hashlib.md5(str(data.resolve()).encode()).hexdigest()[:8]}"
+    search, by_text = open_search(data, db, open_k, backend=backend, links=links)
+    _, card = train_bgr_open(train, dev, search, by_text, out, cfg, tcfg, keep_pool, other_positives,
+                             encode=lambda t: emb.encode(t), log=log, card_extra={**extra, "db": str(db), "open_links": links},
+                             select_open_settings=select)
+    return card
+
+
 def train_bgr(
     data: Path = typer.Argument(..., help="Builder dataset folder (train.jsonl + dev.jsonl)."),
     out: Path = typer.Option(..., "--out", "-o", help="Model dir to write (bgr.pt + model_card.json, atomic)."),
@@ -324,25 +341,17 @@ def train_bgr(
         raise InputError(f"--select-split: choose train or dev, got {select_split!r}")
     train = load_examples(stride_sample(records, train_limit), emb, None, progress=True)
     dim = int(train[0].question_vec.shape[0]) if train else 384
-    cfg = BGRConfig(encoder=emb.model_name, input_dim=dim)
-    cfg.path_text_feature = path_text
-    cfg.vector_dropout = vector_dropout
-    cfg.scalar_after_first = scalar_after_first
-    cfg.link_feature = link_feature
+    cfg = BGRConfig(encoder=emb.model_name, input_dim=dim, path_text_feature=path_text, vector_dropout=vector_dropout,
+                    scalar_after_first=scalar_after_first, link_feature=link_feature)
     tcfg = TrainConfig(epochs=epochs, max_minutes=max_minutes, dev_limit=dev_limit, threads=threads, seed=seed,
                        patience=patience)
     extra = {"data": str(data), "other_positives": other_positives, "encoder_backend": backend,
              "select_split": "train-carve" if select_split == "train" else "dev"}
     log = lambda m: typer.echo(m, err=True)  # noqa: E731
-    if open_k:  # the DB: every split's evidence sentences (no dev/test labels are read)
-        import hashlib
-
-        from graphhop.train.bgr_open import open_search, train_bgr_open
-        db = db_dir or cache / f"db-{data.resolve().name}-{backend}-{hashlib.md5(str(data.resolve()).encode()).hexdigest()[:8]}"
-        search, by_text = open_search(data, db, open_k, backend=backend, links=open_links)
-        _, card = train_bgr_open(train, dev, search, by_text, out, cfg, tcfg, keep_pool, other_positives,
-                                 encode=lambda t: emb.encode(t), log=log, card_extra={**extra, "db": str(db), "open_links": open_links},
-                                 select_open_settings=open_select)
+    if open_k:
+        card = _train_bgr_open(data, out, train, dev, emb, cfg, tcfg, extra, log, open_k=open_k, db_dir=db_dir, cache=cache,
+                               backend=backend, links=open_links, keep_pool=keep_pool, other_positives=other_positives,
+                               select=open_select)
     else:
         _, card = run(add_other_positives(train, other_positives), dev, out, cfg, tcfg, progress=True, log=log,
                       card_extra=extra, encode=lambda t: emb.encode(t))

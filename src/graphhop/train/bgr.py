@@ -17,6 +17,7 @@ the question token in backward). Each epoch scores the selection set with the re
 from __future__ import annotations
 
 import json
+import math
 import random
 import time
 from dataclasses import asdict, dataclass
@@ -241,6 +242,17 @@ def _dev_loss(model: BGRModel, dev: Sequence[BGRExample], direction: str, cfg: T
     return float(np.mean(losses)) if losses else 0.0
 
 
+def _epoch_score(model: BGRModel, dev: Sequence[BGRExample], direction: str, cfg: TrainConfig, metric: str,
+                 train_loss: float, encode: Callable[[list[str]], np.ndarray] | None) -> float:
+    """One direction's epoch score, higher is better: ``f1`` = mean dev F1 at threshold 0.5, ``neg_loss`` = minus
+    the dev loss (the link feature: dev's open pools carry their link weights), ``neg_train_loss`` (no dev)."""
+    if metric == "neg_loss":
+        return -_dev_loss(model, dev, direction, cfg)
+    if metric == "f1":
+        return _mean_f1(predict_direction_results(model, dev, direction, 0.5, encode=encode), dev)
+    return -train_loss
+
+
 def _train_epoch(model: BGRModel, opt: Any, train: Sequence[BGRExample], items: dict[str, list[_Item]], cfg: TrainConfig,
                  rng: random.Random, epoch: int, start: float, progress: bool) -> tuple[float, bool]:
     """One epoch over both directions' shuffled batches: ``(mean loss, finished within the time budget)``."""
@@ -302,24 +314,21 @@ def train_bgr(
         for its in items.values():
             _attach_path_vecs(train, its, encode)
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
-    best = {d: (-1.0, None, -1) for d in ("forward", "backward")}
-    history = []
+    best = {d: (-math.inf, None, -1) for d in ("forward", "backward")}  # a -loss below -1 is kept too
+    metric = "neg_loss" if dev and model_cfg.link_feature else "f1" if dev else "neg_train_loss"
+    name = "dev_f1" if metric == "f1" else "dev_score"  # the F1 case keeps its old field names
+    history, stale, finished = [], 0, True
     start = time.perf_counter()
-    stale = 0
-    finished = True
     for epoch in range(cfg.epochs):
         total, finished = _train_epoch(model, opt, train, items, cfg, rng, epoch, start, progress)
         row: dict[str, Any] = {"epoch": epoch + 1, "loss": total}
         improved = False
         for d in ("forward", "backward"):
-            if dev and model_cfg.link_feature:  # scored by -loss on dev's open pools (with their link weights)
-                f1 = -_dev_loss(model, dev, d, cfg)
-            else:
-                f1 = _mean_f1(predict_direction_results(model, dev, d, 0.5, encode=encode), dev) if dev else -total
-            row[f"dev_f1_{d}"] = f1
-            if f1 > best[d][0]:
+            score = _epoch_score(model, dev, d, cfg, metric, total, encode)
+            row[f"{name}_{d}"] = score
+            if score > best[d][0]:
                 state = {k: v.detach().clone() for k, v in model.direction(d).state_dict().items()}
-                best[d] = (f1, state, epoch + 1)
+                best[d] = (score, state, epoch + 1)
                 improved = True
         history.append(row)
         log(json.dumps({k: round(v, 4) if isinstance(v, float) else v for k, v in row.items()}))
@@ -340,7 +349,9 @@ def train_bgr(
         "train_prefixes": {d: len(v) for d, v in items.items()},
         "history": history,
         "best_epoch": {d: best[d][2] for d in best},
-        "best_dev_f1_at_0.5": {d: best[d][0] for d in best},
+        "dev_metric": metric,  # f1: mean dev F1 at threshold 0.5; neg_loss: -dev loss; neg_train_loss: -train loss
+        ("best_dev_f1_at_0.5" if metric == "f1" else "best_dev_score"): {
+            d: best[d][0] if best[d][1] is not None else None for d in best},
         "selection": selection,
         "train_seconds": round(train_s, 1),
         "finished": finished,

@@ -1,0 +1,27 @@
+"""``benchmarks/open_graph_eval.py``: bad arguments fail in one line before any work."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+_SPEC = importlib.util.spec_from_file_location("open_graph_eval", Path(__file__).resolve().parents[2] / "benchmarks" / "open_graph_eval.py")
+bench = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(bench)
+ARGV = ["open_graph_eval.py", "--data-dir", "data", "--model", "model", "--out", "out"]
+
+
+def test_a_negative_answer_reach_fails_in_one_line(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "argv", [*ARGV, "--answer-reaches", "0", "-1"])
+    with pytest.raises(SystemExit) as exit_:
+        bench.parse_args()
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1].endswith("--answer-reaches: entity links cannot be negative, got 0 -1")
+
+
+def test_answer_reaches_zero_and_up_are_accepted(monkeypatch):
+    monkeypatch.setattr(sys, "argv", [*ARGV, "--answer-reaches", "0", "1", "2"])
+    assert bench.parse_args().answer_reaches == [0, 1, 2]
