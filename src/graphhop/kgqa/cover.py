@@ -20,7 +20,8 @@ import numpy as np
 from graphhop.kgqa.end_type import type_phrase
 from graphhop.kgqa.paths import RelPath
 
-__all__ = ["named_relations", "rivals", "cut_back", "subject_of_named_verb", "covering", "general", "relation_pairs", "walk"]
+__all__ = ["named_relations", "rivals", "cut_back", "subject_of_named_verb", "walked_back", "covering", "general",
+           "relation_pairs", "walk"]
 
 
 def named_relations(words: Any, text: str) -> tuple[list[str], list[str]]:
@@ -115,6 +116,57 @@ def subject_of_named_verb(kgqa: Any, reading: Any, text: str) -> bool:
     words = kgqa.relation_words
     named = words.asked(verb)
     return bool(named) and words.covered(named, path.steps[-1:]) > 0
+
+
+#: Auxiliaries passed between the asked type's phrase and its (passive) verb: "which trains **were** built by".
+_AUXILIARIES = frozenset("is was are were be been has have had".split())
+
+
+def _verb_after_phrase(text: str) -> str | None:
+    """The verb of the asked type's phrase: the word right after it (:attr:`TypePhrase.verb`), or the first word
+    after the auxiliaries that follow it ("which **trains were built** by ..."); None otherwise."""
+    got = type_phrase(text)
+    if got is None or got.noun is None:
+        return None
+    if got.verb is not None:
+        return got.verb
+    toks, i = got.tokens, got.end
+    while i < len(toks) and toks[i] in _AUXILIARIES:
+        i += 1
+    w = toks[i] if got.end < i < len(toks) else ""
+    return w if w.isalpha() and w != "x" else None
+
+
+def walked_back(kgqa: Any, reading: Any, text: str, margin: float = 0.08) -> RelPath | None:
+    """The best path up to its last step that the asked type's verb names, then that relation walked straight
+    back, when the asked noun names the kind of the topic: "how many **trains were built by** the manufacturer of
+    X" over ``built by → based in`` (the scorer went on to the manufacturer's city) -> ``built by → ^built by``,
+    the trains built by X's manufacturer. Answer typing never continues a path straight back
+    (:func:`~graphhop.kgqa.end_type.retype`'s continuations), so this is one more rival for it (moved by 0 hops:
+    the question names the relation). Only when the asked noun fits the topic better than the ends of the best
+    path and of the kept prefix by ``margin`` (:meth:`~graphhop.kgqa.end_type.EndTyper.fit`): the answers are of
+    the topic's kind ("which company built the train that runs on X" does not walk ``built by`` back to
+    trains). None otherwise. Chosen on the selection KBs (rw15)."""
+    best, typer = reading.best, getattr(kgqa, "typer", None)
+    verb = _verb_after_phrase(text)
+    if best is None or typer is None or verb is None:
+        return None
+    words = kgqa.relation_words
+    named = words.asked(verb)
+    topic = [int(e) for e in reading.mention.entities]
+    k = next((k for k in range(len(best.steps), 0, -1) if words.covered(named, best.steps[k - 1 : k])), 0)
+    if not named or k == 0 or k + 1 > kgqa.max_hops:
+        return None
+    rel, fwd = best.steps[k - 1]
+    path = walk(kgqa.store, topic, best.steps[:k] + ((rel, not fwd),), best.score)
+    others = [] if path is None else [e for e in path.ends.tolist() if e not in set(topic)]
+    if not others:
+        return None
+    noun = type_phrase(text).noun
+    fit = typer.fit(noun, topic)
+    if any(fit < typer.fit(noun, ends.tolist()) + margin for ends in (best.ends, best.layers[k])):
+        return None
+    return RelPath(path.steps, path.layers[:-1] + [np.asarray(others, dtype=np.int64)], score=best.score)
 
 
 def covering(kgqa: Any, reading: Any, text: str | None = None, paths: Sequence[Any] | None = None) -> tuple[Any, dict[str, Any]]:

@@ -40,7 +40,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from graphhop.kb.verbalize import clean_relation
-from graphhop.kgqa.cover import covering, cut_back, general, named_relations, rivals, subject_of_named_verb, walk
+from graphhop.kgqa.cover import (covering, cut_back, general, named_relations, rivals, subject_of_named_verb, walk,
+                                 walked_back)
 from graphhop.kgqa.compare import (compare_sides, names_entity, resolve, same_value, split_choice, split_comparative,
                                    split_same)
 from graphhop.kgqa.end_type import asked_noun, described_noun, retype, type_phrase
@@ -143,9 +144,10 @@ def _typed(kgqa: Any, reading: Any, text: str) -> tuple[Any, dict[str, Any]]:
         return reading, {}
     if subject_of_named_verb(kgqa, reading, text):
         return reading, {"answer_type": {"noun": noun, "moved_hops": 0, "subject_of": type_phrase(text).verb}}
-    cut, against = cut_back(kgqa, reading, text), described_noun(text)
+    cut, back, against = cut_back(kgqa, reading, text), walked_back(kgqa, reading, text), described_noun(text)
+    more = [(p, 0) for p in (cut, back) if p is not None]
     got = retype(typer, reading.best, noun, kgqa.max_hops, numeric=kgqa.is_numeric,
-                 rivals=rivals(kgqa, reading) + ([(cut, 0)] if cut is not None else []), against=against)
+                 rivals=rivals(kgqa, reading) + more, against=against)
     trace = {"answer_type": {"noun": noun, "moved_hops": got.moved, "fit": round(got.fit_after, 4)}}
     if against is not None:
         trace["answer_type"]["against"] = against  # the fits are contrasted with this noun's
