@@ -143,10 +143,12 @@ def walked_back(kgqa: Any, reading: Any, text: str, margin: float = 0.08) -> Rel
     X" over ``built by → based in`` (the scorer went on to the manufacturer's city) -> ``built by → ^built by``,
     the trains built by X's manufacturer. Answer typing never continues a path straight back
     (:func:`~graphhop.kgqa.end_type.retype`'s continuations), so this is one more rival for it (moved by 0 hops:
-    the question names the relation). Only when the asked noun fits the topic better than the ends of the best
-    path and of the kept prefix by ``margin`` (:meth:`~graphhop.kgqa.end_type.EndTyper.fit`): the answers are of
-    the topic's kind ("which company built the train that runs on X" does not walk ``built by`` back to
-    trains). None otherwise. Chosen on the selection KBs (rw15)."""
+    the question names the relation). Only when the walk back reaches entities the chain has not visited at the
+    step it walks back to, and the asked noun fits the entities it walks back from (the topic in rw15) better than
+    the ends of the best path and of the kept prefix by ``margin`` (:meth:`~graphhop.kgqa.end_type.EndTyper.fit`):
+    the answers are peers of those entities ("which company built the train that runs on X" does not walk
+    ``built by`` back to trains; "which labels are headquartered in X", a country, does not walk ``^located in →
+    ^headquartered in`` back to X's cities). None otherwise. Chosen on the selection KBs (rw15, mu12)."""
     best, typer = reading.best, getattr(kgqa, "typer", None)
     verb = _verb_after_phrase(text)
     if best is None or typer is None or verb is None:
@@ -159,11 +161,12 @@ def walked_back(kgqa: Any, reading: Any, text: str, margin: float = 0.08) -> Rel
         return None
     rel, fwd = best.steps[k - 1]
     path = walk(kgqa.store, topic, best.steps[:k] + ((rel, not fwd),), best.score)
+    origin = best.layers[k - 1].tolist()  # what the relation is walked back from: the topic in rw15
     others = [] if path is None else [e for e in path.ends.tolist() if e not in set(topic)]
-    if not others:
-        return None
+    if not others or set(others) <= set(origin):
+        return None  # nothing new: back to where the chain already was
     noun = type_phrase(text).noun
-    fit = typer.fit(noun, topic)
+    fit = typer.fit(noun, origin)
     if any(fit < typer.fit(noun, ends.tolist()) + margin for ends in (best.ends, best.layers[k])):
         return None
     return RelPath(path.steps, path.layers[:-1] + [np.asarray(others, dtype=np.int64)], score=best.score)
