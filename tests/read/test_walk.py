@@ -219,3 +219,22 @@ def test_a_climb_reaches_the_asked_type_past_an_end_that_is_not_it():
     merrow = [s for s in plain if s.entity == "Merrow"][0]
     assert reader._owes(merrow, relations, country)
     assert not reader._owes(merrow, relations | {"star"}, country)
+
+
+def test_a_middle_hop_passes_an_unnamed_entity_on_the_way_to_an_asked_bridge_type():
+    docs = [_Doc("h1", "Stone Arch", "The Stone Arch is a bridge over the river Ostra in the town of Velm."),
+            _Doc("h2", "Velm", "Velm is a market town in the province of Merrin."),
+            _Doc("h3", "Merrin", "Merrin is an inland province whose capital is Hollin."),
+            _Doc("h4", "Pell", "Pell is a village. Stone from Pell built the Stone Arch and the hall of Hollin.")]
+    reader = WalkReader(_Search(docs), encoder=object())
+    relations, province = frozenset({word_key("capital")}), frozenset({word_key("province")})
+    plain = reader.walk(["Stone Arch"], relations, bridge_types=province)
+    assert "Hollin" not in {s.entity for s in plain}  # Stone Arch -> Velm meets no question word
+    walked = reader.walk(["Stone Arch"], relations, bridge_types=province, middles=1)
+    hollin = [s for s in walked if s.entity == "Hollin"]
+    assert hollin and hollin[0].path == ("h1", "h2", "h3") and hollin[0].middled == 1 and hollin[0].reused == 0
+    # the middle entity itself is never an answer, and a middle read in another passage (h4) is not taken
+    assert "Velm" not in {s.entity for s in walked if len(s.edges) == 1}
+    assert all(s.path[0] != "h4" for s in walked)
+    # no middle once the bridge type is met
+    assert all(s.middled == 0 for s in reader.walk(["Merrin"], relations, bridge_types=province, middles=1))

@@ -22,6 +22,10 @@ is walked relation by relation:
   evidence chain. A *climb* (``type_hops``, one by default) lets a chain that met every relation word
   take one more hop that meets none when its end is not named as the asked answer type and fits it
   below ``climb_fit`` (``In which country was X born?``: the birthplace, a city, to the country it is in).
+  A *middle hop* (``middle_hops``, one by default) passes an unnamed entity on the way to an asked bridge type
+  (``the capital of the province where the Harl Bridge stands``: the bridge's own passage puts it in a town,
+  the town's in the province): a hop that meets no question word, read in its source's own passage, that
+  the next hop must follow to an entity of the bridge type the chain still owes (never an answer itself).
 * An answer's score: the share of the question's relation words its walk covers, plus ``w_type``
   times its fit to the question's answer type (:func:`graphhop.read.candidates.type_fit`), minus
   ``hop_penalty`` per hop; the reading's margin is the score minus ``threshold``. When no walk clears
@@ -36,7 +40,7 @@ is walked relation by relation:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
 import numpy as np
@@ -59,6 +63,8 @@ class _State:
     reused: int
     typed: frozenset[str] = frozenset()  # bridge type nouns the entity is (credited when it is a bridge)
     climbed: int = 0  # hops taken only towards an asked type (``type_hops``)
+    middled: int = 0  # hops through an unnamed middle entity (``middle_hops``)
+    pending: bool = False  # the last hop met no question word: only a hop that does may follow, not an answer
 
     @property
     def path(self) -> tuple[str, ...]:
@@ -75,7 +81,7 @@ class WalkReader:
                  soft: float | None = 0.65, matcher: bool = True, w_match: float = 1.0,
                  match_temperature: float = 4.0, match_mode: str = "fallback", clear_gap: float | None = 0.05,
                  clear_type_weight: float = 2.0, relation_matcher: Any = None, relation_scale: float = 10.0,
-                 type_hops: int = 1, climb_fit: float = 0.5, type_head: str = "off") -> None:
+                 type_hops: int = 1, climb_fit: float = 0.5, middle_hops: int = 1, type_head: str = "off") -> None:
         if type_head not in ("off", "add", "only"):
             raise ValueError(f"type_head must be off, add or only (got {type_head!r})")
         self.graph = SentenceGraph(search)
@@ -106,6 +112,7 @@ class WalkReader:
         self.max_hops = max_hops
         self.type_hops = type_hops
         self.climb_fit = climb_fit
+        self.middle_hops = middle_hops
         self.beam = beam
         self.w_type = w_type
         self.hop_penalty = hop_penalty
@@ -117,7 +124,7 @@ class WalkReader:
         self._head: Any = None
 
     def walk(self, entities: Sequence[str], relations: frozenset[str], answer_types: frozenset[str] = frozenset(),
-             bridge_types: frozenset[str] = frozenset(), climbs: int = 0) -> list[_State]:
+             bridge_types: frozenset[str] = frozenset(), climbs: int = 0, middles: int = 0) -> list[_State]:
         """Every state reached (beam ``beam`` per depth), best coverage first. A hop must cover a new
         relation word, leave a bridge that is of a bridge type noun, or carry a type noun in its words;
         covered = relation words met (in the edge's words, by an encoder-similar word, or naming what the
@@ -135,19 +142,40 @@ class WalkReader:
                 edges = self.graph.edges(st.entity)
                 similar = self._similar(edges, relations)
                 for edge in edges:
-                    new = self._extend(st, edge, relations, similar, types, bridge_types)
-                    if new is None and st.climbed < climbs and self._owes(st, relations, answer_types):
-                        new = self._climb(st, edge, bridge_types)
+                    new = self._next(st, edge, relations, similar, types, bridge_types, answer_types, (climbs, middles))
                     if new is None or fold_name(edge.target) in visited:
                         continue
-                    key = (fold_name(new.entity), new.path)
+                    key = (fold_name(new.entity), new.path, new.pending)
                     if key not in grown or _rank(grown[key]) < _rank(new):
                         grown[key] = new
-            states = sorted(grown.values(), key=_rank, reverse=True)[: self.beam]
-            reached += states
+            ranked = sorted(grown.values(), key=_rank, reverse=True)
+            done = [s for s in ranked if not s.pending][: self.beam]
+            states = done + [s for s in ranked if s.pending][: self.beam]  # middles: a beam of their own
+            reached += done
             if not states:
                 break
         return reached
+
+    def _next(self, st: _State, edge: Edge, relations: frozenset[str], similar: set[tuple[str, str]],
+              types: frozenset[str], bridge_types: frozenset[str], answer_types: frozenset[str],
+              most: tuple[int, int]) -> _State | None:
+        """``st`` one edge further by :meth:`_extend`; else a climb (:meth:`_climb`); else, up to ``middle_hops``
+        times, a hop through an unnamed middle entity (``the province where the Harl Bridge stands``: the bridge
+        is in a town, the town in the province): the hop meets no question word, so the state is *pending*,
+        never an answer, and only a hop that :meth:`_extend` allows may follow it."""
+        new = self._extend(st, edge, relations, similar, types, bridge_types)
+        owed = bridge_types - st.covered - st.typed
+        if st.pending:  # the hop after a middle must reach an entity of the owed bridge type (no reuse then)
+            return replace(new, middled=st.middled, reused=st.reused) if new and new.typed & owed else None
+        if new is not None:
+            return replace(new, middled=st.middled) if st.middled else new
+        if st.climbed < most[0] and self._owes(st, relations, answer_types):
+            return self._climb(st, edge, bridge_types)
+        if not owed or st.middled >= most[1] or is_number(edge.target) or edge.inverse \
+                or edge.doc not in self.graph.titles.get(fold_name(st.entity), ()):  # read in st's own passage
+            return None
+        return _State(edge.target, st.edges + (edge,), st.covered, st.reused,
+                      self._typed(edge.target, edge.sentence, bridge_types), middled=st.middled + 1, pending=True)
 
     def _extend(self, st: _State, edge: Edge, relations: frozenset[str], similar: set[tuple[str, str]],
                 types: frozenset[str], bridge_types: frozenset[str], free: bool = False) -> _State | None:
@@ -243,7 +271,8 @@ class WalkReader:
         if not entities or not (wanted | answer_types or self.matcher is not None):
             return [], []
         # a claim's masked question (``query`` given: yes/no, counts) asks for the claim's own kind: no climbs
-        states = self.walk(entities, relations, answer_types, bridge_types, self.type_hops if query is None else 0)
+        states = self.walk(entities, relations, answer_types, bridge_types, *((self.type_hops, self.middle_hops)
+                                                                              if query is None else (0, 0)))
         scores, fits = self._scores(question, states, np.zeros(len(states)), wanted, answer_types)
         if any(st.climbed for st in states):  # a climb only from an end that does not fit the asked type
             keep = [i for i, st in enumerate(states) if not st.climbed
