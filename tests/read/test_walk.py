@@ -146,6 +146,23 @@ def test_answer_type_nouns_are_not_agent_nouns():
     assert not _names_type("Ruth Ebbing", "was a bridge builder born", frozenset({noun_key("bridges")}))
 
 
+def test_the_noun_naming_an_entity_just_before_it_types_it():
+    from graphhop.read.walk import _names_type, noun_key
+
+    docs = [_Doc("k1", "Tarrow", "Tarrow is a region of the kingdom of Lisse."),
+            _Doc("k2", "Quenby", "Quenby is the capital of Lorvaine. The dramatist Ilse Varro lived there.")]
+    reader = WalkReader(_Search(docs), encoder=object())
+    kingdom = frozenset({noun_key("kingdom")})
+    lisse = reader.description_parts("Lisse", docs[0].text)
+    assert lisse[2] == "kingdom" and _names_type("Lisse", lisse, kingdom)
+    tarrow = reader.description_parts("Tarrow", docs[0].text)
+    assert tarrow[0].strip() == "is a region" and not _names_type("Tarrow", tarrow, kingdom)
+    # ``is the capital of <name>`` names a relation, not what the name is; ``the dramatist <name>`` does name it
+    assert not _names_type("Lorvaine", reader.description_parts("Lorvaine", docs[1].text), frozenset({noun_key("capital")}))
+    assert reader.description_parts("Ilse Varro", "The dramatist Ilse Varro lived there.")[2] == "dramatist"
+    assert reader.description("Lisse", docs[0].text) == ""  # the free-text description stays the two clauses
+
+
 def test_a_leading_adverbial_clause_is_not_the_relation():
     from graphhop.read.sentence_graph import _main_clause
 

@@ -40,6 +40,7 @@ is walked relation by relation:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
@@ -195,7 +196,7 @@ class WalkReader:
         if not (answer_types and st.edges and relations and relations <= st.covered):
             return False
         keys = frozenset(noun_key(w) for w in answer_types)
-        return not _names_type(st.entity, self.description(st.entity, st.edges[-1].sentence), keys)
+        return not _names_type(st.entity, self.description_parts(st.entity, st.edges[-1].sentence), keys)
 
     def _climb(self, st: _State, edge: Edge, bridge_types: frozenset[str]) -> _State | None:
         """``st`` one edge further towards an asked type when the hop meets no question word (``the country
@@ -334,11 +335,12 @@ class WalkReader:
         wanted = answer_type(question)
         wanted_keys = frozenset(noun_key(w) for w in _TOKEN.findall(wanted or "") if word_key(w) in types)
         last = {s.entity: s.edges[-1].sentence for s in reversed(states)}
-        described = {t: self.description(t, sentence) for t, sentence in last.items()}
+        parts = {t: self.description_parts(t, sentence) for t, sentence in last.items()}
+        described = {t: " ".join(p[:2]).strip() for t, p in parts.items()}
         cos = type_fit(self.encoder, wanted, question, [(t, f"{t} {d}") for t, d in described.items()], lambda c: "")
         if self.type_head != "off" and wanted and wanted != "year" and not question.lower().startswith("how many"):
             cos = self._head_fits(wanted, states, described, cos)
-        return {t: 1.0 if _names_type(t, d, wanted_keys) else c for (t, d), c in zip(described.items(), cos)}
+        return {t: 1.0 if _names_type(t, parts[t], wanted_keys) else c for t, c in zip(described, cos)}
 
     def _head_fits(self, noun: str, states: Sequence[_State], described: dict[str, str], cos: list[float]) -> list[float]:
         """``type_head``: the trained type head's probability (:class:`~graphhop.kgqa.type_head.TextTypeFit`) of
@@ -361,22 +363,37 @@ class WalkReader:
     def description(self, name: str, sentence: str = "") -> str:
         """How the text describes ``name``: the first clause after it in the passage titled with it
         (``Norvania is a northern country``) and its apposition in ``sentence`` (``Dovrik, a mountain village``)."""
+        return " ".join(self.description_parts(name, sentence)[:2]).strip()
+
+    def description_parts(self, name: str, sentence: str = "") -> tuple[str, str, str]:
+        """The parts of :meth:`description` (the title passage's first clause, the apposition in ``sentence``) and
+        the noun that names ``name`` just before it in ``sentence`` (``the kingdom of Lisse``, ``the river town of
+        Sauvel``, ``the dramatist Ilse Varro``), which the text gives as what it is."""
         ids = self.graph.titles.get(fold_name(name), [])
         first = self.graph.sentences(ids[0])[0] if ids else ""
-        return f"{_clause_after(first, name)} {_clause_after(sentence, name)}".strip()
+        at = _find(sentence, name) if sentence else None
+        named = _NAMED_BEFORE.search(sentence[: at[0]]) if at else None
+        return _clause_after(first, name), _clause_after(sentence, name), (named.group(1) or named.group(2)) if named else ""
 
 
-def _names_type(name: str, description: str, type_keys: frozenset[str]) -> bool:
+def _names_type(name: str, description: str | Sequence[str], type_keys: frozenset[str]) -> bool:
     """Whether a (non-numeric) name is of a type by its words (noun keys, :func:`noun_key`): a word of its
     description or of the name that is or ends with it (``Rijksmuseum``, ``Van Gogh Museum`` for ``museum``,
-    ``a steamship`` for ``ship``)."""
+    ``a steamship`` for ``ship``); a description given in parts (:meth:`WalkReader.description_parts`) is read
+    part by part."""
     if not type_keys or is_number(name):
         return False
     heads = []
-    for text in (name, description):
+    for text in (name, description) if isinstance(description, str) else (name, *description):
         words = _TOKEN.findall(text.lower())
         heads += [noun_key(w) for w, nxt in zip(words, words[1:] + [""]) if w not in _STOP and _is_head(nxt)]
     return any(w == k or (w.endswith(k) and len(k) >= 4) for w in heads for k in type_keys)
+
+
+#: ``the kingdom of <name>``, ``the river town of <name>``, ``the dramatist <name>``: a noun naming what the next name is.
+#: ``of`` only after a preposition (``in the kingdom of``): ``is the capital of <name>`` names a relation, not a kind.
+_NAMED_BEFORE = re.compile(r"(?:\b(?:in|of|at|from|near|to|into)\s+(?:the|a|an)\s+(?:[a-z]+\s+)?([a-z]+)\s+of"
+                           r"|\b(?:[Tt]he|[Aa]n?)\s+(?:[a-z]+\s+)?([a-z]+))\s*$")
 
 
 def _is_head(next_word: str) -> bool:
