@@ -163,7 +163,8 @@ class WalkReader:
         """``st`` one edge further by :meth:`_extend`; else a climb (:meth:`_climb`); else, up to ``middle_hops``
         times, a hop through an unnamed middle entity (``the province where the Harl Bridge stands``: the bridge
         is in a town, the town in the province): the hop meets no question word, so the state is *pending*,
-        never an answer, and only a hop that :meth:`_extend` allows may follow it."""
+        never an answer, and only a hop that :meth:`_extend` allows and that reaches an entity of the bridge type
+        the chain still owes may follow it (without a reuse penalty). Middles only from ``st``'s own passage."""
         new = self._extend(st, edge, relations, similar, types, bridge_types)
         owed = bridge_types - st.covered - st.typed
         if st.pending:  # the hop after a middle must reach an entity of the owed bridge type (no reuse then)
