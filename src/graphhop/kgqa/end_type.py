@@ -35,6 +35,7 @@ from graphhop.kb.verbalize import clean_relation
 from graphhop.kgqa.answer_types import SchemaNouns
 from graphhop.kgqa.paths import RelPath, successors
 from graphhop.kgqa.scorer import FUNCTION_WORDS
+from graphhop.kgqa.type_head import TYPE_HEAD_MODES
 
 __all__ = ["TypePhrase", "type_phrase", "asked_noun", "described_noun", "singular", "EndTyper", "Retyped", "retype"]
 
@@ -283,9 +284,8 @@ def _continuations(store: KGStore, path: RelPath, extra: int, max_nodes: int = 2
 #: Two (session 4): "What currency is used in the country where the director of X was born?" stops
 #: at ``born in``; the currency is ``located in`` -> ``currency`` further. Chosen on the selection KBs.
 WINDOW = 2
-#: ``EndTyper(type_head=...)``: the zero-shot fit alone (off), plus the trained type head's probability
+#: ``EndTyper(type_head=...)`` (:data:`~graphhop.kgqa.type_head.TYPE_HEAD_MODES`): the zero-shot fit alone (off), plus the head's probability
 #: x :data:`HEAD_WEIGHT` (add), or the head's probability alone (only). Session 6 (typ12).
-TYPE_HEAD_MODES = ("off", "add", "only")
 HEAD_WEIGHT = 1.0
 #: Weight of the schema-analogy fit (:class:`~graphhop.kgqa.answer_types.SchemaNouns`) in :meth:`EndTyper.entity_fit`.
 SCHEMA_WEIGHT = 1.0

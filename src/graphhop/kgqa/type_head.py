@@ -33,7 +33,11 @@ from graphhop.core import InputError
 from graphhop.kb.store import KGStore
 from graphhop.kb.verbalize import clean_relation
 
-__all__ = ["DEFAULT_TYPE_WEIGHTS", "TypeHead", "KBTypeFit", "TextTypeFit", "entity_relations", "relation_text", "MAX_RELATIONS"]
+__all__ = ["TYPE_HEAD_MODES", "DEFAULT_TYPE_WEIGHTS", "TypeHead", "KBTypeFit", "TextTypeFit", "entity_relations", "relation_text", "MAX_RELATIONS"]
+
+#: How a reader uses the trained type head: not at all (off), its probability beside the zero-shot fit (add),
+#: or its probability alone (only). Read by ``EndTyper(type_head=...)`` and ``WalkReader(type_head=...)``.
+TYPE_HEAD_MODES = ("off", "add", "only")
 
 DEFAULT_TYPE_WEIGHTS = Path(__file__).resolve().parent.parent / "weights" / "types"
 #: The signed relations one entity is read by (the first ones by relation id, forward first).

@@ -32,7 +32,7 @@ class KGQAPipeline(Stage):
                  weights: Optional[str] = None, topic_answers: str = "no-walk-back", answer_order: str = "degree",
                  confidence: str = "answer", end_typing: bool = True, walk_back: str = "others",
                  cover: Optional[float] = None, type_head: str = "off") -> None:
-        from graphhop.kgqa.end_type import TYPE_HEAD_MODES
+        from graphhop.kgqa.type_head import TYPE_HEAD_MODES
         from graphhop.kgqa.pipeline import ANSWER_ORDERS, CONFIDENCES, TOPIC_ANSWERS, WALK_BACKS
 
         if not 1 <= hops <= 4:

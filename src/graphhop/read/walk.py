@@ -83,8 +83,10 @@ class WalkReader:
                  match_temperature: float = 4.0, match_mode: str = "fallback", clear_gap: float | None = 0.05,
                  clear_type_weight: float = 2.0, relation_matcher: Any = None, relation_scale: float = 10.0,
                  type_hops: int = 1, climb_fit: float = 0.5, middle_hops: int = 1, type_head: str = "off") -> None:
-        if type_head not in ("off", "add", "only"):
-            raise ValueError(f"type_head must be off, add or only (got {type_head!r})")
+        from graphhop.kgqa.type_head import TYPE_HEAD_MODES
+
+        if type_head not in TYPE_HEAD_MODES:
+            raise ValueError(f"type_head must be one of {', '.join(TYPE_HEAD_MODES)} (got {type_head!r})")
         self.graph = SentenceGraph(search)
         self.encoder = encoder if encoder is not None else search.encoder
         self.relations: Any = None  # an experimental text relation matcher (off by default: docs/RESULTS.md)
