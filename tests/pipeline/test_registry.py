@@ -16,6 +16,8 @@ class _FakeIndex:
 
 
 def test_builtin_names_and_kinds() -> None:
+    import graphhop.pipeline.text  # noqa: F401  (imported before the built-ins: the order must not change)
+
     names = pipeline_names()
     assert names[:7] == ["dense", "bm25", "hybrid", "difar2", "golden", "mdr", "bgr"]
     assert set(pipeline_names("facts")) >= {"bm25", "dense", "bgr"}

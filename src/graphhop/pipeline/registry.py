@@ -66,17 +66,24 @@ def _load() -> None:
             importlib.import_module(module)
 
 
-def pipeline_names(kind: str | None = None) -> list[str]:
-    """The registered pipeline names (those that run over ``kind`` indexes when given), in registration order."""
+def _ordered() -> list[PipelineSpec]:
+    """The registered specs in the order of :data:`PIPELINE_MODULES` (then any other module's), each module's in
+    registration order: the same whichever pipeline module a program happened to import first."""
     _load()
-    return [n for n, s in _REGISTRY.items() if kind is None or kind in s.kinds]
+    rank = {m: i for i, m in enumerate(PIPELINE_MODULES)}
+    return sorted(_REGISTRY.values(), key=lambda s: rank.get(s.factory.__module__, len(rank)))
+
+
+def pipeline_names(kind: str | None = None) -> list[str]:
+    """The registered pipeline names (those that run over ``kind`` indexes when given), built-in modules first."""
+    return [s.name for s in _ordered() if kind is None or kind in s.kinds]
 
 
 def pipeline_spec(name: str) -> PipelineSpec:
     """The spec of ``name``; an unknown name is an :class:`~graphhop.core.InputError` listing the known ones."""
     _load()
     if name not in _REGISTRY:
-        raise InputError(f"unknown pipeline {name!r}; choose one of {', '.join(_REGISTRY)}")
+        raise InputError(f"unknown pipeline {name!r}; choose one of {', '.join(pipeline_names())}")
     return _REGISTRY[name]
 
 
