@@ -7,7 +7,9 @@ selection carve of train (the last tenth of the angles task-1 train trees), neve
 ``--encoder fine-tuned`` (the default) uses the MiniLM fine-tuned on the train trees (`graphhop train
 leaf-encoder`, cached) and the head trained over its index; without that cache it warns and runs the frozen
 MiniLM with the session-3 head (``--encoder base``). The leaf reranker (`graphhop train leaf-reranker`, cached;
-skipped with a warning when not trained) reranks the dense top k with its rule chosen on the carve::
+skipped with a warning when not trained) reranks the dense top k with its rule chosen on the carve; ``--fused`` mixes
+that cross-encoder into the leaf head's greedy steps and stop (:mod:`graphhop.retrieve.leaves_fused`; rule chosen on
+the carve)::
 
     GRAPHHOP_DATA=/work/shared/data python benchmarks/entailmentbank_leaves.py --split dev \\
         --index-dir .cache/golden --out runs/leaves/dev.json
@@ -27,7 +29,7 @@ from graphhop.eval.script import run_script
 def main() -> None:
     """Build (or open) the WorldTree index, choose the baselines' k on the carve, run the Experiment."""
     from graphhop.eval.golden import DEFAULT_INDEX_DIR
-    from graphhop.eval.leaves import choose_k, evaluate_leaves, leaf_reranker, leaf_systems
+    from graphhop.eval.leaves import choose_k, evaluate_leaves, leaf_fused, leaf_reranker, leaf_systems
     from graphhop.models.encoder import set_threads
     from graphhop.retrieve.leaves import LeafRetriever
     from graphhop.train.leaf_encoder import open_leaf_index
@@ -43,6 +45,9 @@ def main() -> None:
     parser.add_argument("--reranker", default="auto",
                         help="The leaf reranker dir (`graphhop train leaf-reranker`); auto: the cached one of the default "
                              "recipe, pointwise / listwise: that recipe's, skipped with a warning when not trained; none: skip it.")
+    parser.add_argument("--fused", default="auto",
+                        help="The cross-encoder mixed into the leaf head's steps and stop (its rule chosen on the carve, "
+                             "stored beside it): auto / a recipe name / a dir as --reranker; none: skip those rows.")
     parser.add_argument("--sample", type=int, default=None, help="Questions taken evenly over the split (default all).")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--out", type=Path, default=None, help="Write the table as JSON here.")
@@ -54,10 +59,13 @@ def main() -> None:
     carve = selection_examples(index, root)
     fixed = {m: choose_k(index, m, carve) for m in ("bm25", "dense", "hybrid")}
     reranker = leaf_reranker(index, root, args.reranker, carve)
-    systems = leaf_systems(index, examples, LeafRetriever(index, args.head), fixed, reranker=reranker)
+    fused = leaf_fused(index, root, args.fused, carve, args.head)
+    systems = leaf_systems(index, examples, LeafRetriever(index, args.head), fixed, reranker=reranker, fused=fused)
     table = evaluate_leaves(index, examples, systems, args.split)
     table.meta["k_chosen_on_carve"] = fixed
     table.meta["encoder"] = index.model
+    if fused is not None:
+        table.meta["fused"] = {"model": str(fused.model_dir), "rule": fused.rule}
     if reranker is not None:
         table.meta["reranker"] = {"model": str(reranker.model_dir), "rule": reranker.rule}
     print(table.markdown())

@@ -202,6 +202,35 @@ def test_listwise_recipe_needs_the_fine_tuned_index(tiny_index, tmp_path, monkey
         ensure_leaf_reranker(tiny_index, tmp_path / "data", LISTWISE, negative_index=tiny_index)   # a frozen index
 
 
+def test_more_epochs_start_from_the_listwise_model_under_their_own_key(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from graphhop.core import InputError
+    from graphhop.train.leaf_reranker import LISTWISE, LISTWISE_MORE, ensure_leaf_reranker, leaf_reranker_dir, recipe_key_fields
+
+    monkeypatch.setenv("GRAPHHOP_CACHE", str(tmp_path / "cache"))
+    train = tmp_path / "data" / "entailmentbank" / "angles" / "task_1" / "train.jsonl"
+    train.parent.mkdir(parents=True)
+    train.write_text("", encoding="utf-8")
+    assert "start_from" not in recipe_key_fields(LISTWISE) and "redraw" not in recipe_key_fields(LISTWISE)  # key kept
+    ft = SimpleNamespace(model="/c/eb-leaves-aaa")
+    base, more = (leaf_reranker_dir(tmp_path / "data", r, ft) for r in (LISTWISE, LISTWISE_MORE))
+    assert more != base and LISTWISE_MORE.start_from == "listwise" and LISTWISE_MORE.redraw
+    with pytest.raises(InputError, match="starts from 'listwise', which is not trained"):
+        ensure_leaf_reranker(ft, tmp_path / "data", LISTWISE_MORE, negative_index=ft)
+
+
+def test_negatives_drawn_again_differ_and_keep_the_gold():
+    from graphhop.train.leaf_reranker import LISTWISE_MORE, reranker_items
+
+    golds, cands = [["g1", "g2"], ["g3"]], [[f"c{i}" for i in range(9)] + ["g1"], [f"d{i}" for i in range(9)]]
+    draws = [reranker_items(golds, cands, LISTWISE_MORE, np.random.default_rng(LISTWISE_MORE.seed + e), ["x", "y"])
+             for e in range(2)]
+    assert [(i, y) for i, _, y in draws[0] if y] == [(i, y) for i, _, y in draws[1] if y] == [(0, 1.0), (0, 1.0), (1, 1.0)]
+    assert {d for _, d, y in draws[0] if not y} != {d for _, d, y in draws[1] if not y}
+    assert all(d not in ("g1", "g2", "g3") for draw in draws for _, d, y in draw if not y)
+
+
 @pytest.mark.parametrize("args, needle", [
     (["train", "leaf-reranker", "--recipe", "pairwise"], "--recipe 'pairwise': use one of pointwise, listwise"),
 ])

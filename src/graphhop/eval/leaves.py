@@ -20,7 +20,7 @@ from graphhop.eval.experiment import Experiment, System, Table
 from graphhop.eval.measures import Gold, Prediction
 from graphhop.train.leaves import LeafExample, gold_set, leaf_f1
 
-__all__ = ["LEAF_MEASURES", "leaf_golds", "choose_k", "leaf_systems", "leaf_reranker", "evaluate_leaves"]
+__all__ = ["LEAF_MEASURES", "leaf_golds", "choose_k", "leaf_systems", "leaf_reranker", "leaf_fused", "evaluate_leaves"]
 
 LEAF_MEASURES = ("evidence P", "evidence R", "evidence F1", "size", "R@5", "R@10", "R@25", "R@50")
 
@@ -86,9 +86,10 @@ def _reranked(reranker: Any, examples: Sequence[LeafExample], gold_k: bool, memo
 
 def leaf_systems(index: Any, examples: Sequence[LeafExample], retriever: Any = None,
                  fixed_k: dict[str, int] | None = None, oracle: Sequence[str] = ("bm25", "dense"),
-                 reranker: Any = None) -> dict[str, System]:
+                 reranker: Any = None, fused: Any = None) -> dict[str, System]:
     """The systems of the module doc (``fixed_k``: method -> k chosen on the carve; ``reranker``: a
-    :class:`~graphhop.retrieve.leaves_rerank.LeafReranker` with its rule chosen on the carve)."""
+    :class:`~graphhop.retrieve.leaves_rerank.LeafReranker` with its rule chosen on the carve; ``fused``: a
+    :class:`~graphhop.retrieve.leaves_fused.FusedLeafRetriever` with its rule chosen on the carve)."""
 
     def top_k(method: str, k: int | None) -> System:
         def predict(qs: list[str]) -> list[Prediction]:
@@ -98,7 +99,7 @@ def leaf_systems(index: Any, examples: Sequence[LeafExample], retriever: Any = N
 
         return System(predict, "" if k else "k = the gold leaf count")
 
-    def leaves(gold_k: bool) -> System:
+    def leaves(gold_k: bool, retriever: Any = retriever) -> System:
         def predict(qs: list[str]) -> list[Prediction]:
             saved = retriever.threshold, retriever.max_leaves
             if gold_k:  # the same greedy sequence, never stopped early, cut at the gold size
@@ -121,6 +122,10 @@ def leaf_systems(index: Any, examples: Sequence[LeafExample], retriever: Any = N
     if retriever is not None:
         systems["leaves (greedy, conditioned; gold k)"] = leaves(True)
         systems["leaves (greedy, conditioned, learned stop)"] = leaves(False)
+    if fused is not None:
+        rule = f"head's top {fused.depth}, mix {fused.mix}, >= {fused.threshold}, <= {fused.max_leaves}"
+        systems["leaves + cross-encoder (fused; gold k)"] = leaves(True, fused)
+        systems[f"leaves + cross-encoder (fused: {rule}, chosen on the carve)"] = leaves(False, fused)
     if reranker is not None:
         floor = f">= best - {reranker.threshold}" if getattr(reranker, "relative", False) else f">= {reranker.threshold}"
         rule = f"dense top-{reranker.depth}, mix {reranker.mix}, {floor}, <= {reranker.max_leaves}"
@@ -154,6 +159,32 @@ def leaf_reranker(index: Any, data_root: Any, model_dir: str = "auto", carve: Se
     reranker = LeafReranker(index, path, **DEFAULT_RULE)
     choose_rule(reranker, carve)
     return reranker
+
+
+def leaf_fused(index: Any, data_root: Any, model_dir: str = "auto", carve: Sequence[LeafExample] = (),
+               head: Any = None) -> Any:
+    """The :class:`~graphhop.retrieve.leaves_fused.FusedLeafRetriever` over ``index`` with the cross-encoder
+    ``model_dir`` (as :func:`leaf_reranker`: ``auto``, a recipe name, a directory or ``none``) and its fusion rule for
+    this index's encoder, chosen on ``carve`` when it was never chosen; None (warned) when no reranker is trained."""
+    import warnings
+    from pathlib import Path
+
+    from graphhop.retrieve.leaves_fused import FusedLeafRetriever, load_fusion
+    from graphhop.train.leaf_reranker import DEFAULT_RECIPE, RECIPES, choose_fusion, leaf_reranker_dir
+
+    if model_dir == "none":
+        return None
+    named = DEFAULT_RECIPE if model_dir == "auto" else model_dir
+    path = leaf_reranker_dir(data_root, RECIPES[named], index) if named in RECIPES else Path(model_dir)
+    if named in RECIPES and not (path / "graphhop_card.json").exists():
+        warnings.warn(f"no leaf reranker at {path} (run `graphhop train leaf-reranker`): the fused rows are skipped",
+                      stacklevel=2)
+        return None
+    if load_fusion(path, index) is not None:
+        return FusedLeafRetriever(index, path, head)
+    fused = FusedLeafRetriever(index, path, head, depth=10, mix=0.0)
+    choose_fusion(fused, carve)
+    return fused
 
 
 def evaluate_leaves(index: Any, examples: Sequence[LeafExample], systems: dict[str, System], split: str = "dev",

@@ -109,8 +109,13 @@ def _bgr(index: Any, **options: Any) -> AskPipeline:
 
 def _leaves(index: Any, **options: Any) -> AskPipeline:
     """EntailmentBank-style leaf sets over a sentence index (issue 13): greedy conditioned selection with the
-    shipped leaf head (``leaf_head=DIR`` another), or with ``leaf_reranker=DIR`` the cross-encoder's thresholded set."""
-    opts = _options("leaves", options, {"leaf_head": None, "leaf_reranker": None})
+    shipped leaf head (``leaf_head=DIR`` another), with ``leaf_fusion=DIR`` that cross-encoder mixed into the head's
+    steps and stop (its rule chosen on the carve), or with ``leaf_reranker=DIR`` the cross-encoder's thresholded set."""
+    opts = _options("leaves", options, {"leaf_head": None, "leaf_reranker": None, "leaf_fusion": None})
+    if opts["leaf_fusion"] is not None:
+        from graphhop.retrieve.leaves_fused import FusedLeafRetriever
+
+        return AskPipeline("leaves", FusedLeafRetriever(index, opts["leaf_fusion"], opts["leaf_head"]), _reader(opts))
     if opts["leaf_reranker"] is not None:
         from graphhop.retrieve.leaves_rerank import LeafReranker
 
@@ -131,5 +136,5 @@ register("milvus-dense", _first_stage("milvus-dense"), help="Dense retrieval ser
 register("milvus-bm25", _first_stage("milvus-bm25"), help="Milvus full-text BM25 over the collection of an index built with --milvus-uri.")
 register("two-tier", _first_stage("two-tier"), help="Static-vector first stage (--backend static index), MiniLM over its top 100.")
 register("leaves", _leaves, kinds=("passages",),
-         help="Leaf sets from a sentence index (EntailmentBank task 3): the greedy leaf head, or leaf_reranker=DIR "
-              "(`graphhop train leaf-reranker`), then the reader.")
+         help="Leaf sets from a sentence index (EntailmentBank task 3): the greedy leaf head (leaf_fusion=DIR: with a "
+              "leaf cross-encoder in its steps), or leaf_reranker=DIR (`graphhop train leaf-reranker`), then the reader.")

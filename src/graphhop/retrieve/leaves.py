@@ -261,6 +261,11 @@ class LeafRetriever(Stage):
         if self.mode not in ("greedy", "ranked"):
             raise InputError(f"leaf selection mode must be greedy or ranked, not {self.mode!r}")
 
+    def rescore(self, state: dict[str, Any], rows: list[int], probs: np.ndarray) -> np.ndarray:
+        """The step's scores of the candidate ``rows`` from the head's probabilities (here: unchanged; a subclass
+        mixes in another scorer, e.g. :class:`graphhop.retrieve.leaves_fused.FusedLeafRetriever`)."""
+        return probs
+
     def select_states(self, states: Sequence[dict[str, Any]]) -> list[tuple[list[Hit], Ranking]]:
         """For each first-stage state: (selected leaves, the first step's ranking of every candidate)."""
         s, out = self.search_engine, []
@@ -272,7 +277,8 @@ class LeafRetriever(Stage):
                 rows, path_vec = s.candidates(state, selected)
                 if not rows:
                     break
-                probs = self.head.prob(leaf_features(s, state, rows, selected, path_vec, self.head.prior))
+                probs = self.rescore(state, rows, self.head.prob(leaf_features(s, state, rows, selected, path_vec,
+                                                                               self.head.prior)))
                 order = np.argsort(-probs, kind="stable")
                 if not selected:
                     first = [Hit(s.ids[rows[i]], float(probs[i])) for i in order]

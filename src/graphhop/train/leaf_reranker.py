@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 import random
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -39,8 +39,8 @@ import numpy as np
 from graphhop.core import InputError
 from graphhop.retrieve.leaves_rerank import cut_set
 
-__all__ = ["RerankerRecipe", "LISTWISE", "RECIPES", "DEFAULT_RECIPE", "line_log", "recipe_key_fields", "reranker_items", "listwise_loss", "freeze_below", "train_leaf_reranker", "leaf_reranker_dir", "ensure_leaf_reranker",
-           "choose_set", "choose_rule", "DEPTHS", "MIXES", "THRESHOLDS", "CAPS", "RELATIVE"]
+__all__ = ["RerankerRecipe", "LISTWISE", "LISTWISE_MORE", "RECIPES", "DEFAULT_RECIPE", "line_log", "recipe_key_fields", "reranker_items", "listwise_loss", "freeze_below", "train_leaf_reranker", "leaf_reranker_dir", "ensure_leaf_reranker",
+           "choose_set", "choose_rule", "choose_fusion", "FUSION_DEPTHS", "FUSION_MIXES", "DEPTHS", "MIXES", "THRESHOLDS", "CAPS", "RELATIVE"]
 
 
 @dataclass(frozen=True)
@@ -71,10 +71,15 @@ class RerankerRecipe:
     #: In ``listwise``: the weight of the pointwise BCE term beside the listwise one (it keeps sigmoid(logit) a
     #: probability, which the leaf-set rule thresholds).
     bce_weight: float = 1.0
+    #: Session 7: a name of :data:`RECIPES` whose cached model the training starts from ("" = the bundled MiniLM with
+    #: a fresh head), and whether the non-gold sentences of each list are drawn again every epoch (seed + epoch).
+    start_from: str = ""
+    redraw: bool = False
 
 
-#: Session-5 values of the session-6 fields, left out of the cache key when equal (see :func:`recipe_key_fields`).
-_LATER = {"loss": "bce", "negatives_from": "frozen", "train_layers": 6, "bce_weight": 1.0}
+#: Session-5 values of the later fields, left out of the cache key when equal (see :func:`recipe_key_fields`).
+_LATER = {"loss": "bce", "negatives_from": "frozen", "train_layers": 6, "bce_weight": 1.0, "start_from": "",
+          "redraw": False}
 
 #: The session-6 recipe (chosen before any carve figure was seen, sized to ~25 CPU minutes on one thread): hard
 #: negatives from the fine-tuned leaf encoder's dense top 10, lists of 2 gold + 5 hard + 1 random sentences,
@@ -83,8 +88,12 @@ LISTWISE = RerankerRecipe(epochs=1, batch=4, positives=2, negatives=5, random_ne
                           loss="listwise", negatives_from="fine-tuned", train_layers=4)
 
 
+#: Session 7: the session-6 listwise model trained 1 more epoch (same lists, negatives drawn again with seed
+#: 14, a fresh warm-up and decay; one epoch for lack of CPU): its loss was still falling after its one epoch.
+LISTWISE_MORE = replace(LISTWISE, epochs=1, seed=14, start_from="listwise", redraw=True)
+
 #: The recipes ``graphhop train leaf-reranker --recipe`` offers.
-RECIPES = {"pointwise": RerankerRecipe(), "listwise": LISTWISE}
+RECIPES = {"pointwise": RerankerRecipe(), "listwise": LISTWISE, "listwise-more": LISTWISE_MORE}
 #: The recipe ``graphhop train leaf-reranker`` trains and the benchmark's ``--reranker auto`` finds (listwise: its
 #: carve F1 0.365 beats the pointwise model's 0.344, though not the leaf head's 0.374; docs/RESULTS.md).
 DEFAULT_RECIPE = "listwise"
@@ -171,9 +180,12 @@ def _training_units(items: Sequence[tuple[int, str, float]], recipe: RerankerRec
 
 
 def train_leaf_reranker(queries: Sequence[str], items: Sequence[tuple[int, str, float]], text: Any, out: str | Path,
-                        recipe: RerankerRecipe = RerankerRecipe(), progress: bool = True, log: Any = None) -> dict[str, Any]:
+                        recipe: RerankerRecipe = RerankerRecipe(), progress: bool = True, log: Any = None,
+                        init: str | Path | None = None, epoch_items: Any = None) -> dict[str, Any]:
     """Fine-tune a MiniLM cross-encoder on ``items`` (``text``: sentence id -> text); save it to ``out``; the card.
-    ``log``: called with a progress line every 20 steps (for a log file on long runs)."""
+    ``log``: called with a progress line every 20 steps (for a log file on long runs); ``init``: a cross-encoder
+    directory to start from (default: the bundled MiniLM with a fresh head); ``epoch_items``: epoch (2, 3, ...) ->
+    that epoch's items (negatives drawn again), else ``items`` every epoch."""
     import torch
     from tqdm.auto import tqdm
 
@@ -187,7 +199,7 @@ def train_leaf_reranker(queries: Sequence[str], items: Sequence[tuple[int, str, 
     t0 = time.perf_counter()
     torch.manual_seed(recipe.seed)
     _quiet_transformers()
-    model, tokenizer = load_sequence_classifier(None)
+    model, tokenizer = load_sequence_classifier(init)
     freeze_below(model, recipe.train_layers)
     seen: list[float] = []
 
@@ -209,10 +221,14 @@ def train_leaf_reranker(queries: Sequence[str], items: Sequence[tuple[int, str, 
     rng, order, steps, losses = random.Random(recipe.seed), list(range(len(units))), 0, []
     bar = tqdm(total=total, desc="train leaf reranker", unit="step", disable=not progress)
     for epoch in range(1, recipe.epochs + 1):
+        if epoch > 1 and epoch_items is not None:
+            units = _training_units(epoch_items(epoch), recipe)
+            order = list(range(len(units)))
         steps, loss, _ = run_epoch(model, loss_fn, units, order, recipe.batch, opt, sched, steps, total, rng, bar, epoch)
         losses.append(round(loss, 4))
     bar.close()
     card = {"task": "EntailmentBank leaf reranker (cross-encoder)", "recipe": asdict(recipe), "items": len(items),
+            "init": str(init or "bundled MiniLM"),
             "positives": int(sum(y for _, _, y in items)), "steps": steps, "epoch_loss": losses,
             "loss_first_last_20": [round(float(np.mean(seen[:20])), 4), round(float(np.mean(seen[-20:])), 4)],
             "seconds": round(time.perf_counter() - t0, 1), "threads": torch.get_num_threads()}
@@ -233,7 +249,16 @@ def leaf_reranker_dir(data_root: str | Path, recipe: RerankerRecipe = RerankerRe
     fields = recipe_key_fields(recipe)
     if recipe.negatives_from == "fine-tuned":
         fields["negative_encoder"] = Path(str(getattr(negative_index, "model", None) or "base")).name
+    if recipe.start_from:
+        fields["start_dir"] = _start_dir(data_root, recipe, negative_index).name
     return recipe_cache_dir(data_root, recipe, "eb-rerank", fields)
+
+
+def _start_dir(data_root: str | Path, recipe: RerankerRecipe, negative_index: Any) -> Path:
+    """The cached model ``recipe.start_from`` names (a recipe of :data:`RECIPES`)."""
+    if recipe.start_from not in RECIPES:
+        raise InputError(f"reranker start_from {recipe.start_from!r}: use one of {', '.join(RECIPES)}")
+    return leaf_reranker_dir(data_root, RECIPES[recipe.start_from], negative_index)
 
 
 def ensure_leaf_reranker(base_index: Any, data_root: str | Path, recipe: RerankerRecipe = RerankerRecipe(),
@@ -252,6 +277,10 @@ def ensure_leaf_reranker(base_index: Any, data_root: str | Path, recipe: Reranke
             negative_index is None or not Path(str(negative_index.model or "base")).name.startswith("eb-leaves")):
         raise InputError("the reranker recipe mines negatives from the fine-tuned leaf encoder's index, and none "
                          "is cached (run `graphhop train leaf-encoder` first)")
+    init = _start_dir(data_root, recipe, negative_index) if recipe.start_from else None
+    if init is not None and not (init / "graphhop_card.json").exists():
+        raise InputError(f"the reranker recipe starts from {recipe.start_from!r}, which is not trained ({init}): "
+                         f"run `graphhop train leaf-reranker --recipe {recipe.start_from}` first")
     fit, _ = carve(base_index, data_root, recipe.every)
     queries = [ex.query for ex in fit]
     if recipe.negatives_from == "fine-tuned":
@@ -263,9 +292,13 @@ def ensure_leaf_reranker(base_index: Any, data_root: str | Path, recipe: Reranke
     else:
         raise InputError(f"reranker negatives_from {recipe.negatives_from!r}: use frozen or fine-tuned")
     docs = base_index.docs
-    items = reranker_items([ex.gold for ex in fit], cands, recipe, np.random.default_rng(recipe.seed),
-                           [d.id for d in docs.docs])
-    train_leaf_reranker(queries, items, lambda d: docs[d].text, out, recipe, progress, log)
+    golds, corpus_ids = [ex.gold for ex in fit], [d.id for d in docs.docs]
+
+    def draw(epoch: int) -> list[tuple[int, str, float]]:
+        return reranker_items(golds, cands, recipe, np.random.default_rng(recipe.seed + epoch - 1), corpus_ids)
+
+    train_leaf_reranker(queries, draw(1), lambda d: docs[d].text, out, recipe, progress, log, init,
+                        draw if recipe.redraw else None)
     return out
 
 
@@ -317,4 +350,42 @@ def choose_rule(reranker: Any, examples: Sequence[Any]) -> dict[str, Any]:
     reranker.rule = rule
     reranker.depth, reranker.threshold, reranker.max_leaves = rule["depth"], rule["threshold"], rule["max_leaves"]
     reranker.mix, reranker.relative = rule["mix"], rule["relative"]
+    return rule
+
+
+#: The fusion grid of :func:`choose_fusion`: the head's top candidates rescored each step, the cross-encoder's share.
+FUSION_DEPTHS = (5, 10)
+FUSION_MIXES = (0.0, 0.25, 0.5, 0.75, 1.0)
+
+
+def choose_fusion(retriever: Any, examples: Sequence[Any], caps: Sequence[int] = (2, 3, 4, 5, 6, 8)) -> dict[str, Any]:
+    """The (depth, mix, threshold, cap) of a :class:`~graphhop.retrieve.leaves_fused.FusedLeafRetriever` with the
+    best mean leaf-set F1 on ``examples`` (the carve); one greedy run per (depth, mix) never stopped early gives every
+    threshold and cap (the stop only cuts the same sequence). Ties: the smaller mix (mix 0: the head alone), depth
+    and cap. Applied to ``retriever`` and stored beside its cross-encoder for its index's encoder."""
+    from graphhop.io import atomic_write_text
+    from graphhop.retrieve.leaves_fused import fusion_path
+    from graphhop.train.leaves import THRESHOLDS as STOPS
+    from graphhop.train.leaves import _cut, leaf_f1
+
+    queries, grid = [ex.query for ex in examples], []
+    retriever.threshold, retriever.max_leaves = -1.0, max(caps)
+    for mix in FUSION_MIXES:
+        for depth in FUSION_DEPTHS[:1] if mix == 0.0 else FUSION_DEPTHS:
+            retriever.depth, retriever.mix = depth, mix
+            runs = retriever.select(queries)
+            for cap in caps:
+                for t in STOPS:
+                    f1 = [leaf_f1(_cut(hits, cap, t), ex) for (hits, _), ex in zip(runs, examples)]
+                    grid.append({"depth": depth, "mix": mix, "threshold": float(t), "max_leaves": cap,
+                                 "f1": float(np.mean(f1))})
+    best = max(grid, key=lambda g: (round(g["f1"], 12), -g["mix"], -g["depth"], -g["max_leaves"], g["threshold"]))
+    by_mix = {str(m): round(max(g["f1"] for g in grid if g["mix"] == m), 4) for m in FUSION_MIXES}
+    rule = {**best, "chosen_on": f"EntailmentBank train carve ({len(examples)} trees)",
+            "encoder": str(retriever.search_engine.index.model), "head": str(retriever.head.card.get("encoder", "")),
+            "best_f1_by_mix": by_mix, "pairs_scored": len(retriever.cache)}
+    atomic_write_text(fusion_path(retriever.model_dir, retriever.search_engine.index), json.dumps(rule, indent=1) + "\n")
+    retriever.rule = rule
+    retriever.depth, retriever.mix, retriever.threshold, retriever.max_leaves = (
+        rule["depth"], rule["mix"], rule["threshold"], rule["max_leaves"])
     return rule
