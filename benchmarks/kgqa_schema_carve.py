@@ -8,11 +8,14 @@ name put back for ``X``, the gold chain's facts and end entities as answers. Wha
 on the training carve, never on the selection KBs or dev.
 
     python benchmarks/kgqa_schema_carve.py --out /tmp/schema-carve --n 40 --weights DIR [--weights DIR2]
+    python benchmarks/kgqa_schema_carve.py --out /tmp/schema-carve --n 80 --epoch-dir EPOCHS --choose --write OUT
 
 With ``--weights`` each head answers every carve question through the ``kgqa`` pipeline at ``--hops 4``
 with no threshold; printed: questions right, right / answered wrong at the head's own threshold, and the
 threshold the training rule (:func:`graphhop.kgqa.train.choose_threshold`: most right minus wrong) picks
-on these end-to-end confidences.
+on these end-to-end confidences. With ``--epoch-dir`` (``train kgqa --epoch-dir``) every epoch's head is
+scored too, and ``--choose`` picks the epoch and the threshold(s) on the carve
+(:func:`graphhop.kgqa.epoch_heads.choose_head`), ``--write`` writes that head with them.
 """
 
 from __future__ import annotations
@@ -61,31 +64,57 @@ def carve_row(store: KGStore, topic: int, steps: Sequence[tuple[int, bool]], tex
             "hops": len(steps), "gold_facts": chain}
 
 
-def score_heads(folders: list[Path], heads: list[str]) -> None:
-    """Each head's end-to-end confidences and hits on the carve folders, and the threshold they choose."""
-    from graphhop.evaluation import dataset_index
+def score_heads(folders: list[Path], heads: list[str], save: Path | None = None) -> dict[str, dict[str, np.ndarray]]:
+    """Each head's end-to-end confidences and hits on the carve folders, and the threshold they choose
+    (printed one JSON line a head; with ``save`` the per-question arrays are kept there as ``HEAD.npz``, and
+    a head already kept there is read back, not rerun)."""
+    from graphhop.kgqa.epoch_heads import carve_confidences
     from graphhop.kgqa.scorer import PathScorer
     from graphhop.models.encoder import set_threads
-    from graphhop.pipeline.registry import build_pipeline
 
     set_threads(1)
+    scores = {}
     for weights in heads:
-        probs, hits = [], []
-        for folder in folders:
-            pipe = build_pipeline("kgqa", dataset_index(folder / "kb.tsv", dense=None, progress=False), hops=4,
-                                  weights=weights, threshold=0.0)
-            for line in (folder / "questions.jsonl").read_text(encoding="utf-8").splitlines():
-                q = json.loads(line)
-                res = pipe.ask(q["question"])
-                probs.append(-1.0 if res.score is None else float(res.score))
-                hits.append(res.answer.lower() in {a.lower() for a in q["answers"]})
-        p, h = np.asarray(probs), np.asarray(hits, dtype=bool)
+        kept = None if save is None else save / f"{Path(weights).name}.npz"
+        if kept is not None and kept.is_file():
+            with np.load(kept) as arrays:
+                s = scores[weights] = {k: arrays[k] for k in arrays.files}
+        else:
+            s = scores[weights] = carve_confidences(folders, weights)
+        p, h = s["probs"], s["hits"]
         own = float(PathScorer.load(weights).config.get("threshold", 0.0))
         tau = choose_threshold(p, h)
         keep = p >= own
         print(json.dumps({"weights": weights, "n": len(h), "right_no_threshold": int(h.sum()), "own_threshold": round(own, 4),
                           "right_at_own": int((h & keep).sum()), "wrong_at_own": int((~h & keep).sum()),
-                          "chosen_threshold": round(tau, 4), "right_minus_wrong_at_chosen": int((h & (p >= tau)).sum() - (~h & (p >= tau)).sum())}))
+                          "chosen_threshold": round(tau, 4), "right_minus_wrong_at_chosen": int((h & (p >= tau)).sum() - (~h & (p >= tau)).sum())}),
+              flush=True)
+        if kept is not None and not kept.is_file():
+            np.savez(kept, **s)
+    return scores
+
+
+def heads_of(weights: list[str], epoch_dir: Path | None) -> list[str]:
+    """The ``--weights`` heads, then ``--epoch-dir``'s ``epoch_N`` folders in epoch order."""
+    if epoch_dir is None:
+        return list(weights)
+    epochs = sorted(epoch_dir.glob("epoch_*"), key=lambda p: int(p.name.split("_")[1]))
+    if not epochs:
+        raise SystemExit(f"kgqa_schema_carve: {epoch_dir}: no epoch_N folders (train kgqa --epoch-dir writes them)")
+    return list(weights) + [str(p) for p in epochs]
+
+
+def choose(scores: dict[str, dict[str, np.ndarray]], out: Path | None, carve: str) -> None:
+    """Print the head and threshold(s) the carve chooses (:func:`graphhop.kgqa.epoch_heads.choose_head`);
+    with ``out`` write that head there with them."""
+    from graphhop.kgqa.epoch_heads import choose_head, write_chosen
+
+    best, rows = choose_head(scores)
+    for row in rows:
+        print(json.dumps({**row, "chosen": row["head"] == best}))
+    if out is not None:
+        write_chosen(best, out, next(r for r in rows if r["head"] == best), carve)
+        print(f"wrote {out} (from {best})")
 
 
 def main() -> None:
@@ -94,6 +123,10 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=40, help="selection questions per schema")
     ap.add_argument("--seed", type=int, default=99)
     ap.add_argument("--weights", action="append", default=[], help="a KGQA scorer directory to score on the carve (repeatable)")
+    ap.add_argument("--epoch-dir", type=Path, help="also score every DIR/epoch_N head (train kgqa --epoch-dir)")
+    ap.add_argument("--choose", action="store_true", help="choose the head (epoch) and its threshold(s) on the carve")
+    ap.add_argument("--write", type=Path, help="with --choose: write the chosen head there, its carve threshold(s) in its config")
+    ap.add_argument("--save", type=Path, help="keep each head's per-question confidences there (.npz)")
     args = ap.parse_args()
     if args.n < 1:
         raise SystemExit(f"kgqa_schema_carve: --n must be at least 1 (got {args.n})")
@@ -112,8 +145,13 @@ def main() -> None:
             row["id"] = f"{schema.name[:3]}{i:02d}"
         (folder / "questions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
         print(f"{folder}: {len(rows)} questions, {len(store.heads)} facts")
-    if args.weights:
-        score_heads(folders, args.weights)
+    heads = heads_of(args.weights, args.epoch_dir)
+    if args.save is not None:
+        args.save.mkdir(parents=True, exist_ok=True)
+    if heads:
+        scores = score_heads(folders, heads, args.save)
+        if args.choose:
+            choose(scores, args.write, f"benchmarks/kgqa_schema_carve.py --n {args.n} --seed {args.seed} (kgqa --hops 4)")
 
 
 if __name__ == "__main__":

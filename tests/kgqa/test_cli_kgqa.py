@@ -64,6 +64,10 @@ def test_train_kgqa_names_each_bad_option(tmp_path: Path) -> None:
                           ("--schemas", "-1")):
         res = runner.invoke(app, ["train", "kgqa", "--out", str(tmp_path / "out"), option, value])
         assert res.exit_code != 0 and str(res.exception) == f"{option} must be at least {0 if value == '-1' else 1} (got {value})"
+    (tmp_path / "a-file").write_text("x")
+    for bad in (tmp_path / "a-file", tmp_path / "nowhere" / "epochs"):  # refused before the corpus is built
+        res = runner.invoke(app, ["train", "kgqa", "--out", str(tmp_path / "out"), "--epoch-dir", str(bad)])
+        assert res.exit_code != 0 and str(res.exception).startswith(f"--epoch-dir {bad}: not a folder")
     r = subprocess.run([sys.executable, "-c", "from graphhop.cli import main; main()", "train", "kgqa", "--out",
                         str(tmp_path / "out"), "--train-limit", "0"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and r.stderr.strip().splitlines() == [r.stderr.strip()] and "--train-limit" in r.stderr

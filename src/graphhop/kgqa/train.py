@@ -452,10 +452,12 @@ def train_scorer(out: str | Path, epochs: int = 4, lr: float = 2e-3, metaqa_limi
                  max_minutes: float | None = None, root: str | Path | None = None, overwrite: bool = False,
                  progress: bool = True, synthetic: int = 600, typed: float = 0.5, typed_extra: int = 0,
                  hard: bool = False, schemas: int = 0, train_limit: int | None = None,
-                 init: str | Path | None = None, cache: str | Path | None = None) -> dict[str, Any]:
+                 init: str | Path | None = None, cache: str | Path | None = None,
+                 epoch_dir: str | Path | None = None) -> dict[str, Any]:
     """Build the corpus (or read it from ``cache``, a file :func:`cached_corpus` wrote for the same
     options), train a head (fresh, or fine-tuned from the head in ``init``, which keeps its own
-    architecture and competes as epoch 0), and write it (``head.npz`` + ``config.json``) atomically."""
+    architecture and competes as epoch 0), and write it (``head.npz`` + ``config.json``) atomically;
+    with ``epoch_dir`` every epoch's head too (:func:`graphhop.kgqa.epoch_heads.epoch_saver`)."""
     from graphhop.io import atomic_dir
     from graphhop.kgqa.scorer import PathScorer, make_head
 
@@ -474,14 +476,16 @@ def train_scorer(out: str | Path, epochs: int = 4, lr: float = 2e-3, metaqa_limi
     shape = {"dim": 384, "width": 128, "signed_types": True} if start is None else \
         {"dim": start.config.get("dim", 384), "width": start.config.get("width", 128),
          "signed_types": bool(start.config.get("signed_types", False))}
-    report = fit(head, corpus, epochs=epochs, lr=lr, seed=seed, max_minutes=max_minutes, progress=progress,
-                 keep_initial=start is not None)
-    config = {**shape, "threshold": report["threshold"], "encoder": "sentence-transformers/all-MiniLM-L6-v2",
+    config = {**shape, "encoder": "sentence-transformers/all-MiniLM-L6-v2",
               "trained_on": [f"{n}:{s}" + (" (fit half)" if n.startswith("metaqa") else "") for n, s in TRAIN_SETS],
               "metaqa_limit": metaqa_limit, "synthetic": synthetic, "typed": typed, "typed_extra": typed_extra,
               "hard_negatives": hard, "schema_questions": schemas, "train_limit": train_limit,
-              "init": None if init is None else Path(init).name, "seed": seed, "epochs": epochs, "lr": lr,
-              **{k: v for k, v in report.items() if k != "history"}}
+              "init": None if init is None else Path(init).name, "seed": seed, "epochs": epochs, "lr": lr}
+    from graphhop.kgqa.epoch_heads import epoch_saver
+
+    report = fit(head, corpus, epochs=epochs, lr=lr, seed=seed, max_minutes=max_minutes, progress=progress,
+                 keep_initial=start is not None, on_epoch=None if epoch_dir is None else epoch_saver(epoch_dir, corpus, config))
+    config = {**config, **{k: v for k, v in report.items() if k != "history"}}
     with atomic_dir(out, overwrite=overwrite, replace_if=("head.npz",)) as tmp:
         PathScorer(head, config).save(tmp)
     return report

@@ -1,0 +1,98 @@
+"""Every epoch's head kept, and the epoch and threshold chosen end to end on the schemas' carve.
+
+``graphhop train kgqa --epoch-dir DIR`` writes each epoch's head (``DIR/epoch_N``: ``head.npz`` +
+``config.json``, the threshold the selection split picks for it) beside the one training keeps. The
+selection split of the training corpus judges a head by its *top-1 path*; the ``kgqa`` pipeline answers
+with that head and its rules (coverage, typing, shortcuts) over a whole KB. :func:`carve_confidences`
+reads each head through the pipeline itself (``--hops 4``, no threshold) on the carve of the hand-written
+schemas (``benchmarks/kgqa_schema_carve.py``: paraphrased wordings, never trained on), and
+:func:`choose_head` picks the epoch and the "no supported answer" threshold(s) there: never on the
+selection KBs, the reported suites or dev.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from graphhop.kgqa.thresholds import choose_threshold, hop_thresholds, net
+
+__all__ = ["epoch_saver", "carve_confidences", "choose_head", "write_chosen"]
+
+
+def epoch_saver(folder: str | Path, corpus: Any, config: dict[str, Any]) -> Callable[[Any, int], None]:
+    """An ``on_epoch(head, epoch)`` for :func:`graphhop.kgqa.train.fit` that writes the head of each epoch
+    to ``folder/epoch_N`` (atomically) with ``config``, its selection top-1 path accuracy and the
+    single threshold the selection split picks for it."""
+    from graphhop.io import atomic_dir
+    from graphhop.kgqa.scorer import PathScorer
+    from graphhop.kgqa.train import selection_tops
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    select = [i for i, e in enumerate(corpus.examples) if e.selection]
+
+    def save(head: Any, epoch: int) -> None:
+        probs, hits, _ = selection_tops(head, corpus, select)
+        extra = {"epoch": epoch, "selection_acc": float(hits.mean()) if len(hits) else 0.0,
+                 "threshold": choose_threshold(probs, hits)}
+        with atomic_dir(folder / f"epoch_{epoch}", overwrite=True, replace_if=("head.npz",)) as tmp:
+            PathScorer(head, config).save(tmp, extra)
+        head.train()
+
+    return save
+
+
+def carve_confidences(folders: Sequence[Path], weights: str | Path, hops: int = 4) -> dict[str, np.ndarray]:
+    """The ``kgqa`` pipeline with the head in ``weights`` (``hops``, threshold 0) on every question of the
+    carve ``folders`` (``kb.tsv`` + ``questions.jsonl``): per question the answer's confidence (-1: none),
+    whether the answer is gold, and the hop count of the scorer's best chain (0: none)."""
+    from graphhop.evaluation import dataset_index
+    from graphhop.pipeline.registry import build_pipeline
+
+    probs, hits, nhops = [], [], []
+    for folder in folders:
+        pipe = build_pipeline("kgqa", dataset_index(Path(folder) / "kb.tsv", dense=None, progress=False),
+                              hops=hops, weights=str(weights), threshold=0.0)
+        for line in (Path(folder) / "questions.jsonl").read_text(encoding="utf-8").splitlines():
+            q = json.loads(line)
+            res = pipe.ask(q["question"])
+            probs.append(-1.0 if res.score is None else float(res.score))
+            hits.append(res.answer.lower() in {a.lower() for a in q["answers"]})
+            paths = res.trace.get("paths") or [{}]
+            nhops.append(len(paths[0].get("relation_path") or ()))
+    return {"probs": np.asarray(probs), "hits": np.asarray(hits, dtype=bool), "hops": np.asarray(nhops, dtype=np.int64)}
+
+
+def choose_head(scores: dict[str, dict[str, np.ndarray]]) -> tuple[str, list[dict[str, Any]]]:
+    """The head (key of ``scores``, in training order) whose carve answers net the most right minus wrong
+    at the single threshold the carve picks for it (:func:`choose_threshold`); ties: more right with no
+    threshold, then the earlier key. Returns it and one row per head (the figures it was chosen by)."""
+    rows = []
+    for name, s in scores.items():
+        tau = choose_threshold(s["probs"], s["hits"])
+        by_hops = hop_thresholds(s["probs"], s["hits"], s["hops"], single=tau)
+        rows.append({"head": name, "n": int(len(s["hits"])), "right": int(s["hits"].sum()), "threshold": round(tau, 4),
+                     "net_at_threshold": net(s["probs"], s["hits"], tau),
+                     "answered_at_threshold": int((s["probs"] >= tau).sum()), "thresholds_by_hops": by_hops})
+    best = max(range(len(rows)), key=lambda i: (rows[i]["net_at_threshold"], rows[i]["right"], -i))
+    return rows[best]["head"], rows
+
+
+def write_chosen(weights: str | Path, out: str | Path, row: dict[str, Any], carve: str) -> None:
+    """Copy the head in ``weights`` to ``out`` (a new directory) with the threshold(s) of its carve ``row``
+    (:func:`choose_head`) in its config, and where they were chosen."""
+    from graphhop.io import atomic_dir
+
+    weights = Path(weights)
+    config = json.loads((weights / "config.json").read_text(encoding="utf-8"))
+    config.update({"threshold": row["threshold"], "thresholds_by_hops": row["thresholds_by_hops"],
+                   "selection_threshold": config.get("threshold"), "chosen_on": carve,
+                   "carve": {k: row[k] for k in ("n", "right", "net_at_threshold", "answered_at_threshold")}})
+    with atomic_dir(out, replace_if=("head.npz",)) as tmp:
+        shutil.copyfile(weights / "head.npz", tmp / "head.npz")
+        (tmp / "config.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
