@@ -106,13 +106,14 @@ def select_here(model: Any, card: dict, args: argparse.Namespace, cands: Any, by
     from graphhop.train.bgr_open import select_open
 
     dev = selection_questions(card, args, cache, args.select_open)
+    prunes = [(0, "deep")] + [(n, r) for n in args.keep_paths if n > 0 for r in args.path_ranks]
     settings, table = select_open(model, dev, cands, by_text, ks=tuple(args.select_ks), relation=relation,
-                                  answer_reaches=reaches)
+                                  answer_reaches=reaches, prunes=prunes)
     best = {d: max(v for key, v in table.items() if f":{d}@" in key) for d in ("forward", "backward")}
     best["merged"] = max(v["f1"] for key, v in table.items() if key.startswith("merge:"))
     for r in reaches if len(reaches) > 1 else ():  # backward's best with each kind of first-step candidates
         best[f"backward reach {r}"] = max(v for key, v in table.items() if ":backward@" in key
-                                          and (key.endswith(f"/reach{r}") if r else "/reach" not in key))
+                                          and (f"/reach{r}/" in key + "/" if r else "/reach" not in key))
     print(f"# open selection on {len(dev)} {args.select_on} questions ({'relation' if relation else 'matcher'}): "
           f"best F1 {json.dumps(best)}", flush=True)
     return settings, best
@@ -164,6 +165,12 @@ def parse_args() -> argparse.Namespace:
                     help="--select-open: backward's first-step candidates to choose among: 0 = the question's, N = "
                          "relation-word query + passages within N entity links (HopSearch.answer_candidates); "
                          "--relation fit fits on the smallest N > 0")
+    ap.add_argument("--keep-paths", type=int, nargs="+", default=[], metavar="N",
+                    help="--select-open: also choose, per direction, to keep only the best N root-to-end paths of its "
+                         "graph (retrieve/bgr_open.prune_paths; 0 = every path, always in the grid)")
+    ap.add_argument("--path-ranks", nargs="+", default=["deep"], choices=["deep", "prob"],
+                    help="--keep-paths: how paths are ordered (deep: more hops first, then the product of match "
+                         "probabilities; prob: the product alone)")
     ap.add_argument("--plain-backward-too", action="store_true",
                     help="also open-hops bidirectional with the main rows' settings but backward's first step the "
                          "question's candidates (answer reach 0): the ablation of the answer candidates")
@@ -175,7 +182,17 @@ def parse_args() -> argparse.Namespace:
     ap.add_argument("--max-df", type=int, default=100, help="--links mentions: names in more sentences are not followed")
     ap.add_argument("--closed-settings", action="store_true",
                     help="open-hops with the card's closed-pool thresholds even when it has an open selection")
+    ap.add_argument("--settings", type=Path, default=None, metavar="RESULTS",
+                    help="open-hops with the open settings of an earlier run (its results.json; e.g. chosen there on "
+                         "the carve): report again without choosing (not with --select-open or --closed-settings)")
+    ap.add_argument("--fact-level", action="store_true",
+                    help="also score every row by the builder facts its sentences state (eval/bgr_facts.py: fact P/R/F1) "
+                         "and print how often the DB restates a gold sentence's facts")
     args = ap.parse_args()
+    if args.settings and (args.select_open or args.closed_settings):
+        ap.error("--settings reuses chosen settings: not with --select-open or --closed-settings")
+    if any(n < 0 for n in args.keep_paths):
+        ap.error(f"--keep-paths: a path count cannot be negative, got {' '.join(map(str, args.keep_paths))}")
     if any(r < 0 for r in args.answer_reaches):
         ap.error(f"--answer-reaches: entity links cannot be negative, got {' '.join(map(str, args.answer_reaches))}")
     return args
@@ -186,6 +203,7 @@ def main() -> None:
     from graphhop.datasets.builder import read_records
     from graphhop.eval.bgr import depth_key
     from graphhop.eval.bgr_bench import percentile, relabel_gold
+    from graphhop.eval.bgr_facts import fact_measures, restatements, statement_facts
     from graphhop.eval.experiment import Experiment, System, stride_sample
     from graphhop.eval.measures import GRAPH, Gold, Prediction
     from graphhop.eval.tasks import builder_golds, check_split
@@ -196,6 +214,7 @@ def main() -> None:
     from graphhop.train.bgr_data import EmbeddingCache, load_examples
     from graphhop.train.bgr_open import builder_db, mention_search
 
+    given_settings = OpenSettings.from_results(args.settings) if args.settings else None  # bad file: before any work
     set_threads(1)
     args.out.mkdir(parents=True, exist_ok=True)
     recs = [r for s in ("train", "dev", "test") if (args.data_dir / f"{s}.jsonl").exists() for r in read_records(args.data_dir / f"{s}.jsonl")]
@@ -204,14 +223,18 @@ def main() -> None:
     index, by_text = builder_db(recs, args.db_dir or args.out, backend=backend)
     cache = EmbeddingCache(args.out / "cache", None, backend=backend)
     examples = load_examples(stride_sample(list(read_records(args.data_dir / f"{check_split(args.split)}.jsonl")), args.limit), cache)
-    experiment = Experiment(GRAPH, report=args.split, select=card.get("select_split", "dev"), title=f"{args.data_dir.name} {args.split}")
+    facts = statement_facts(recs) if args.fact_level else {}
+    experiment = Experiment(GRAPH + tuple(fact_measures(facts) if facts else ()), report=args.split, select=card.get("select_split", "dev"), title=f"{args.data_dir.name} {args.split}")
     closed = BGRRetriever(model, encode=cache.encode)
     tables = {"closed": experiment.run({f"closed {m}": System(lambda qs, m=m: [Prediction(graph=closed.retrieve_pool(
         ex.question, ex.pool, ex.question_vec, mode=m, query=ex.query)) for ex in examples]) for m in MODES},
         [ex.question for ex in examples], builder_golds(examples))}
     golds = [Gold(ex.id, [], set(g.evidence_ids), g, {"depth": depth_key(ex.depth)}) for ex in examples for g in [relabel_gold(ex, by_text)[0]]]
     stats: dict[str, list] = {"open-top25": []}
-    settings = OpenSettings.from_config(model.cfg) if args.closed_settings else OpenSettings.from_card(card, model.cfg)
+    if given_settings is not None:
+        settings = given_settings
+    else:
+        settings = OpenSettings.from_config(model.cfg) if args.closed_settings else OpenSettings.from_card(card, model.cfg)
     search = mention_search(index, recs, args.db_dir or args.out, max(20, args.k or 0, *args.select_ks), args.links, args.max_df)
     fit_reach = min([r for r in args.answer_reaches if r > 0] or [0])
     sel_cands = CandidateCache(search, max(args.select_ks), fit_reach)  # selection grid and relation fit share the retrievals
@@ -237,6 +260,9 @@ def main() -> None:
             **({"max_df": args.max_df} if args.links.startswith("mentions") else {}),
             **({"relation": {k: v for k, v in vars(relation[1]).items() if k != "table"}} if relation else {}),
             **({"open_selected_here_on": f"{args.select_on} ({args.select_open} questions)", "chosen": chosen} if chosen else {}),
+            **({"open_settings_from": str(args.settings)} if args.settings else {}),
+            **({"restatements": restatements(facts, [ex.gold.g.nodes[n].get("text", "") for ex in examples
+                                                     for n in ex.gold.evidence_ids])} if facts else {}),
             "gold_reached_by_open_candidates": {k.split(" ", 1)[1]: round(float(np.mean(v)), 4) for k, v in stats.items() if k.startswith("reached")},
             "latency_ms": {k: {"p50": round(percentile(v, 50), 1), "p95": round(percentile(v, 95), 1)}
                            for k, v in stats.items() if v and not k.startswith("reached")}}

@@ -20,21 +20,6 @@ import json
 from pathlib import Path
 
 
-def settings_file(path: Path) -> dict:
-    """The open settings of an ``open_graph_eval.py`` results.json (``meta.open_settings``); one line if absent."""
-    from graphhop.core import InputError
-
-    try:
-        settings = json.loads(path.read_text(encoding="utf-8"))["meta"]["open_settings"]
-    except OSError as exc:
-        raise InputError(f"--settings {path}: cannot read it ({exc.strerror})") from None
-    except (ValueError, KeyError, TypeError):
-        raise InputError(f"--settings {path}: not an open_graph_eval.py results.json (no meta.open_settings)") from None
-    if not isinstance(settings, dict):
-        raise InputError(f"--settings {path}: meta.open_settings is not an object")
-    return settings
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data-dir", type=Path, required=True)
@@ -74,7 +59,7 @@ def main() -> None:
         raise InputError("--fit-relation fits on the selection carve: use --split carve")
     if args.fit_relation and args.relation:
         raise InputError("--fit-relation or --relation, not both")
-    given = settings_file(args.settings) if args.settings else None
+    given = OpenSettings.from_results(args.settings) if args.settings else None
     loaded = RelationHead.load(args.relation) if args.relation else None
     args.out.mkdir(parents=True, exist_ok=True)
     recs = [r for s in ("train", "dev", "test") if (args.data_dir / f"{s}.jsonl").exists() for r in read_records(args.data_dir / f"{s}.jsonl")]
@@ -84,7 +69,7 @@ def main() -> None:
     emb = EmbeddingCache(args.cache or args.out / "cache", None, backend=backend)
     examples = (carve_examples(args.data_dir, card, args.limit, emb) if args.split == "carve"
                 else load_examples(stride_sample(list(read_records(args.data_dir / "dev.jsonl")), args.limit), emb))
-    settings = OpenSettings(**given) if given is not None else OpenSettings.from_card(card, model.cfg)
+    settings = given if given is not None else OpenSettings.from_card(card, model.cfg)
     k = args.k or settings.k
     if args.answer_reach is not None:
         settings.answer_reach = args.answer_reach

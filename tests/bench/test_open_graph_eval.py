@@ -25,3 +25,21 @@ def test_a_negative_answer_reach_fails_in_one_line(monkeypatch, capsys):
 def test_answer_reaches_zero_and_up_are_accepted(monkeypatch):
     monkeypatch.setattr(sys, "argv", [*ARGV, "--answer-reaches", "0", "1", "2"])
     assert bench.parse_args().answer_reaches == [0, 1, 2]
+
+
+def test_reused_settings_cannot_be_chosen_again(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "argv", [*ARGV, "--settings", "results.json", "--select-open", "60"])
+    with pytest.raises(SystemExit) as exit_:
+        bench.parse_args()
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1].endswith("not with --select-open or --closed-settings")
+
+
+def test_a_missing_settings_file_fails_before_any_work(tmp_path, monkeypatch):
+    from graphhop.core import InputError
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "argv", [*ARGV, "--settings", "nope.json"])
+    with pytest.raises(InputError, match="cannot read it"):
+        bench.main()
+    assert not (tmp_path / "out").exists()

@@ -16,16 +16,23 @@ diag = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(diag)
 
 
-def test_settings_file_needs_meta_open_settings(tmp_path):
+def test_open_settings_from_results_needs_meta_open_settings(tmp_path):
+    from graphhop.retrieve.bgr_open import OpenSettings
+
     good = tmp_path / "results.json"
-    good.write_text(json.dumps({"meta": {"open_settings": {"k": 7}}}), encoding="utf-8")
-    assert diag.settings_file(good) == {"k": 7}
+    good.write_text(json.dumps({"meta": {"open_settings": {"k": 7, "answer_reach": 1}}}), encoding="utf-8")
+    settings = OpenSettings.from_results(good)
+    assert (settings.k, settings.answer_reach, settings.merge) == (7, 1, "forward")
     bad = tmp_path / "other.json"
     bad.write_text(json.dumps({"meta": {"n": 3}}), encoding="utf-8")
     with pytest.raises(InputError, match="no meta.open_settings"):
-        diag.settings_file(bad)
+        OpenSettings.from_results(bad)
+    odd = tmp_path / "odd.json"
+    odd.write_text(json.dumps({"meta": {"open_settings": {"k": 7, "beam": 2}}}), encoding="utf-8")
+    with pytest.raises(InputError, match="not a set of open settings"):
+        OpenSettings.from_results(odd)
     with pytest.raises(InputError, match="cannot read it"):
-        diag.settings_file(tmp_path / "missing.json")
+        OpenSettings.from_results(tmp_path / "missing.json")
 
 
 @pytest.mark.parametrize("extra, message", [(["--fit-relation", "--relation", "r.json"], "not both"),

@@ -106,3 +106,22 @@ def test_candidate_cache_gives_backward_first_step_the_answer_candidates_only_wh
     plain.with_reach(1).ids("q", (), 4, "backward")
     # one retrieval per (question, path): the caches share their store
     assert search.calls == ["candidates", "answer1", "candidates"]
+
+
+def test_prune_paths_keeps_the_best_root_to_end_paths():
+    from graphhop.core import InputError
+    from graphhop.graph import ROOT
+    from graphhop.retrieve.bgr_open import OpenSettings, prune_paths
+    from graphhop.retrieve.graphhop import DirectionResult
+
+    # root -> a -> b (0.9 * 0.3), root -> c (0.8, a dead end), root -> a -> d (0.9 * 0.5)
+    res = DirectionResult([(ROOT, "a"), ("a", "b"), ("a", "d"), (ROOT, "c")], {"a": 0.9, "b": 0.3, "c": 0.8, "d": 0.5}, 4)
+    assert prune_paths(res, 0) is res and prune_paths(res, 3) is res
+    deep = prune_paths(res, 1, "deep")                       # more hops first, then the product
+    assert deep.edges == [(ROOT, "a"), ("a", "d")] and set(deep.scores) == {"a", "d"} and deep.steps == 4
+    assert prune_paths(res, 1, "prob").edges == [(ROOT, "c")]  # the product alone: the sure dead end wins
+    assert prune_paths(res, 2, "deep").edges == [(ROOT, "a"), ("a", "b"), ("a", "d")]
+    with pytest.raises(InputError, match="path rank"):
+        prune_paths(res, 1, "widest")
+    s = OpenSettings(keep_paths=2, path_rank_backward="prob")
+    assert s.pruning("forward") == (2, "deep") and s.pruning("backward") == (0, "prob")

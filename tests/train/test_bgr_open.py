@@ -224,3 +224,20 @@ def test_train_bgr_refuses_the_link_feature_without_open_candidates(tmp_path):
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert "--link-feature needs --open-k" in r.stderr and not (tmp_path / "c").exists()   # refused before any work
+
+
+def test_select_open_chooses_path_pruning_per_direction_from_the_same_runs():
+    from graphhop.eval.bgr_bench import normalize_text
+    from graphhop.train.bgr_open import select_open
+
+    torch.manual_seed(0)
+    model = BGRModel(BGRConfig(input_dim=8, dim=16, hidden=16, heads=2, max_depth=2, max_edges=4)).eval()
+    by_text = {normalize_text(t): d for d, t in TEXTS.items()}
+    search = FakeSearch()
+    settings, table = select_open(model, [example()], CandidateCache(search, k=4), by_text, thresholds=(0.0,),
+                                  branches=(4,), union_thresholds=(0.8,), ks=(4,), prunes=((0, "deep"), (1, "prob")))
+    # threshold 0, branching 4: four root candidates (F1 < 1); the single best path is one sentence
+    assert table["k4:forward@0.0/branch4/keep1-prob"] != table["k4:forward@0.0/branch4"]
+    assert settings.keep_paths in (0, 1) and settings.path_rank in ("deep", "prob")
+    best = max((table["k4:forward@0.0/branch4"], 0), (table["k4:forward@0.0/branch4/keep1-prob"], 1))[1]
+    assert settings.keep_paths == best

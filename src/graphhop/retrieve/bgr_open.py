@@ -13,7 +13,9 @@ later step asks the index for the passages that lead to the path's last one (sam
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import networkx as nx
@@ -36,7 +38,7 @@ from graphhop.retrieve.graphhop import (
 )
 from graphhop.retrieve.texthop import HopSearch
 
-__all__ = ["CandidateCache", "OpenBGR", "OpenSettings", "retrieve_direction_open", "step_logits"]
+__all__ = ["CandidateCache", "OpenBGR", "OpenSettings", "PATH_RANKS", "prune_paths", "retrieve_direction_open", "step_logits"]
 
 
 class CandidateCache:
@@ -92,6 +94,16 @@ class OpenSettings(InferenceSettings):
     merge: str = "forward"
     k: int = 10
     answer_reach: int = 0  # backward's first step (CandidateCache): 0 = the question's candidates
+    keep_paths: int = 0  # forward: keep the best N root-to-end paths (prune_paths; 0 = every path)
+    keep_paths_backward: int = 0
+    path_rank: str = "deep"  # prune_paths' order of paths: PATH_RANKS
+    path_rank_backward: str = "deep"
+
+    def pruning(self, direction: str) -> tuple[int, str]:
+        """``(keep, rank)`` of :func:`prune_paths` for ``direction``."""
+        if direction == "forward":
+            return self.keep_paths, self.path_rank
+        return self.keep_paths_backward, self.path_rank_backward
 
     @classmethod
     def from_config(cls, cfg: Any) -> "OpenSettings":
@@ -105,6 +117,22 @@ class OpenSettings(InferenceSettings):
         sel = card.get("open_selection") or {}
         base = asdict(cls.from_config(cfg))
         return cls(**{k: type(v)(sel.get(k, v)) for k, v in base.items()})
+
+    @classmethod
+    def from_results(cls, path: str | Path) -> "OpenSettings":
+        """The open settings a ``benchmarks/open_graph_eval.py`` run used (its results.json's
+        ``meta.open_settings``); one line naming what is wrong otherwise."""
+        from graphhop.core import InputError
+
+        try:
+            given = json.loads(Path(path).read_text(encoding="utf-8"))["meta"]["open_settings"]
+        except OSError as exc:
+            raise InputError(f"--settings {path}: cannot read it ({exc.strerror})") from None
+        except (ValueError, KeyError, TypeError):
+            raise InputError(f"--settings {path}: not an open_graph_eval.py results.json (no meta.open_settings)") from None
+        if not isinstance(given, dict) or set(given) - set(asdict(cls())):
+            raise InputError(f"--settings {path}: meta.open_settings is not a set of open settings")
+        return cls(**given)
 
 
 class _Seen:
@@ -223,6 +251,41 @@ def retrieve_direction_open(model: DirectionModel, question: str, question_vec: 
     return DirectionResult(list(g.edges), scores, steps)
 
 
+#: How :func:`prune_paths` orders a direction's paths: ``deep`` = more hops first, then the product of the
+#: nodes' match probabilities; ``prob`` = the product alone (a short path of sure matches may win).
+PATH_RANKS = ("deep", "prob")
+
+
+def prune_paths(result: DirectionResult, keep: int, rank: str = "deep") -> DirectionResult:
+    """Only the best ``keep`` root-to-end paths of one direction's graph (0: ``result`` unchanged).
+
+    The search keeps every child above the threshold, up to the branching, at every step: wide enough
+    to reach the gold, it also keeps the branches that went wrong. Each path (root to a node with no
+    child; both directions' graphs run from the root) is scored by ``rank`` (:data:`PATH_RANKS`) from the
+    nodes' match probabilities; the edges of the best ``keep`` paths stay (ties: the search's order)."""
+    if keep <= 0 or not result.edges:
+        return result
+    if rank not in PATH_RANKS:
+        from graphhop.core import InputError
+
+        raise InputError(f"path rank must be one of {', '.join(PATH_RANKS)}, got {rank!r}")
+    g = nx.DiGraph(result.edges)
+    ends = [n for n in g.nodes if n != ROOT and g.out_degree(n) == 0]
+    paths = [p for end in ends for p in nx.all_simple_paths(g, ROOT, end)] if ROOT in g else []
+    if len(paths) <= keep:
+        return result
+
+    def score(path: list[str]) -> tuple[float, ...]:
+        prob = float(np.prod([result.scores.get(n, 1.0) for n in path[1:]]))
+        return (len(path), prob) if rank == "deep" else (prob,)
+
+    best = sorted(range(len(paths)), key=lambda i: score(paths[i]), reverse=True)[:keep]
+    kept = {(u, v) for i in best for u, v in zip(paths[i], paths[i][1:])}
+    nodes = {n for u, v in kept for n in (u, v)}
+    return DirectionResult([e for e in result.edges if e in kept],
+                           {n: s for n, s in result.scores.items() if n in nodes}, result.steps)
+
+
 def _path_vec(search: HopSearch, question: str, path: tuple[str, ...], qv: np.ndarray) -> np.ndarray:
     """The path-text feature's query vector (``question [SEP] path``; the question alone at step 1)."""
     if not path:
@@ -259,11 +322,12 @@ class OpenBGR:
 
     def run(self, question: str, direction: str, seen: _Seen, question_vec: np.ndarray,
             cache: CandidateCache | None = None) -> DirectionResult:
-        """One direction with the settings' threshold and branching and the card's caps."""
+        """One direction with the settings' threshold, branching and path pruning and the card's caps."""
         s, c = self.settings, self.cfg
-        return retrieve_direction_open(self.model.direction(direction), question, question_vec, self.search, seen,
-                                       direction, s.threshold(direction), c.max_depth, c.max_edges, s.branch(direction),
-                                       self.k, cache, self.relation)
+        res = retrieve_direction_open(self.model.direction(direction), question, question_vec, self.search, seen,
+                                      direction, s.threshold(direction), c.max_depth, c.max_edges, s.branch(direction),
+                                      self.k, cache, self.relation)
+        return prune_paths(res, *s.pruning(direction))
 
     def directions(self, question: str) -> tuple[_Seen, DirectionResult | None, DirectionResult | None]:
         """Forward and backward results (``None`` for a direction the mode does not run)."""

@@ -24,7 +24,7 @@ import numpy as np
 from graphhop.graph import EvidenceGraph
 from graphhop.metrics.graph import graph_match, set_scores
 from graphhop.retrieve.bgr_model import MERGE_RULES, BGRModel
-from graphhop.retrieve.bgr_open import CandidateCache, OpenSettings, _Seen, retrieve_direction_open
+from graphhop.retrieve.bgr_open import CandidateCache, OpenSettings, _Seen, prune_paths, retrieve_direction_open
 from graphhop.retrieve.graphhop import CandidatePool, DirectionResult, _graph_from_edges, merged_graph
 from graphhop.train.bgr import backward_targets, forward_targets
 from graphhop.train.bgr_data import BGRExample
@@ -174,34 +174,39 @@ def select_open(model: BGRModel, dev: Sequence[BGRExample], cache: CandidateCach
                 thresholds: Sequence[float] = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7), branches: Sequence[int] = (1, 3),
                 union_thresholds: Sequence[float] = (0.6, 0.8, 0.95), ks: Sequence[int] | None = None,
                 log: Callable[[str], None] | None = None, relation: Any = None,
-                answer_reaches: Sequence[int] = (0,)) -> tuple[OpenSettings, dict[str, Any]]:
+                answer_reaches: Sequence[int] = (0,),
+                prunes: Sequence[tuple[int, str]] = ((0, "deep"),)) -> tuple[OpenSettings, dict[str, Any]]:
     """The candidates per hop (``ks``, each at most the cache's ``k``; default: the cache's), each
     direction's threshold and branching, then the merge rule, by mean evidence F1 (merge ties: graph
     match; grid ties: the first) of the open retriever itself on ``dev`` (gold relabelled to DB ids).
     Both directions use one ``k``: the best sum of the two directions' F1. The grid reaches below the
     closed setting's (0.05, 0.1): a prefix meets about 20 retrieved negatives per positive here, so
     match probabilities are lower. ``relation``: the relation-aware score (see :func:`retrieve_direction_open`);
-    ``answer_reaches``: backward's first-step candidates chosen among them too (``CandidateCache.answer_reach``).
-    Returns the settings and the table of every choice."""
+    ``answer_reaches``: backward's first-step candidates chosen among them too (``CandidateCache.answer_reach``);
+    ``prunes``: ``(keep, rank)`` of :func:`~graphhop.retrieve.bgr_open.prune_paths` chosen per direction too (applied
+    to each run's graphs, no search again; ``keep`` 0 = every path). Returns the settings and the table of every choice."""
     from graphhop.eval.bgr_bench import relabel_gold
 
     golds = [relabel_gold(ex, by_text)[0] for ex in dev]
     seen = [_Seen(cache.search) for _ in dev]
     table: dict[str, Any] = {}
-    by_k: dict[int, dict[str, tuple[float, float, int, list[DirectionResult], int]]] = {}
+    by_k: dict[int, dict[str, tuple[Any, ...]]] = {}
     for k in ks or (cache.k,):
         chosen = by_k.setdefault(k, {})
         for d in ("forward", "backward"):
-            best: tuple[float, float, int, list[DirectionResult], int] = (-1.0, 0.5, 3, [], 0)
+            best: tuple[Any, ...] = (-1.0, 0.5, 3, [], 0, 0, "deep")
             for reach, br, t in ((r, br, t) for r in (answer_reaches if d == "backward" else (0,))
                                  for br in branches for t in thresholds):
-                res = _direction_runs(model, dev, cache.with_reach(reach), seen, d, t, br, k, relation)
-                f1 = _f1(res, dev, golds, seen)
-                table[f"k{k}:{d}@{t}/branch{br}" + (f"/reach{reach}" if reach else "")] = round(f1, 4)
-                if log:
-                    log(f"open selection k {k} {d} threshold {t} branch {br} reach {reach}: F1 {f1:.4f}")
-                if f1 > best[0] + 1e-9:
-                    best = (f1, t, br, res, reach)
+                runs = _direction_runs(model, dev, cache.with_reach(reach), seen, d, t, br, k, relation)
+                for keep, rank in prunes:
+                    res = [prune_paths(r, keep, rank) for r in runs]
+                    f1 = _f1(res, dev, golds, seen)
+                    table[f"k{k}:{d}@{t}/branch{br}" + (f"/reach{reach}" if reach else "")
+                          + (f"/keep{keep}-{rank}" if keep else "")] = round(f1, 4)
+                    if log:
+                        log(f"open selection k {k} {d} threshold {t} branch {br} reach {reach} keep {keep} {rank}: F1 {f1:.4f}")
+                    if f1 > best[0] + 1e-9:
+                        best = (f1, t, br, res, reach, keep, rank)
             chosen[d] = best
     k = max(by_k, key=lambda kk: (by_k[kk]["forward"][0] + by_k[kk]["backward"][0], -kk))
     chosen = by_k[k]
@@ -217,8 +222,8 @@ def select_open(model: BGRModel, dev: Sequence[BGRExample], cache: CandidateCach
         table[f"merge:{rule}" + (f"@{uthr}" if rule == "union" else "")] = {"f1": round(f1, 4), "gm": round(gm, 4)}
         if (f1, gm) > best_rule[1:3]:
             best_rule = (rule, f1, gm, uthr)
-    settings = OpenSettings(chosen["forward"][1], chosen["backward"][1], chosen["forward"][2], chosen["backward"][2],
-                            best_rule[0], best_rule[3], k, chosen["backward"][4])
+    f, b = chosen["forward"], chosen["backward"]
+    settings = OpenSettings(f[1], b[1], f[2], b[2], best_rule[0], best_rule[3], k, b[4], f[5], b[5], f[6], b[6])
     return settings, table
 
 
