@@ -102,7 +102,7 @@ def select_here(model: Any, card: dict, args: argparse.Namespace, cands: Any, by
                 relation: Any = None, reaches: tuple[int, ...] = (0,)) -> Any:
     """Open settings chosen on ``--select-open`` questions (:func:`selection_questions`) by the open retriever
     itself (``cands``: a shared CandidateCache at the largest of ``--select-ks``; ``reaches``: backward's
-    first-step candidates to choose among)."""
+    first-step candidates to choose among). Returns the settings, each direction's best carve F1 and the whole grid."""
     from graphhop.train.bgr_open import select_open
 
     dev = selection_questions(card, args, cache, args.select_open)
@@ -116,7 +116,7 @@ def select_here(model: Any, card: dict, args: argparse.Namespace, cands: Any, by
                                           and (f"/reach{r}/" in key + "/" if r else "/reach" not in key))
     print(f"# open selection on {len(dev)} {args.select_on} questions ({'relation' if relation else 'matcher'}): "
           f"best F1 {json.dumps(best)}", flush=True)
-    return settings, best
+    return settings, best, table
 
 
 def fit_relation(model: Any, card: dict, args: argparse.Namespace, cands: Any, by_text: dict[str, str], cache: Any) -> Any:
@@ -245,8 +245,8 @@ def main() -> None:
     systems, chosen, given = {}, {}, settings
     for label, rel, modes in variants:
         if args.select_open:
-            settings, best = select_here(model, card, args, sel_cands, by_text, cache, rel, reaches)
-            chosen[label] = {"settings": vars(settings), "select_f1": best}
+            settings, best, grid = select_here(model, card, args, sel_cands, by_text, cache, rel, reaches)
+            chosen[label] = {"settings": vars(settings), "select_f1": best, "grid": grid}
         systems.update(open_systems(model, examples, search, golds, args.k or settings.k, stats, cache.encode, settings,
                                     not args.no_top25 and label == "open-hops", rel, label, modes))
     settings = OpenSettings(**chosen["open-hops"]["settings"]) if chosen else given  # the main rows' settings
