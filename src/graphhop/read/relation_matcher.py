@@ -11,7 +11,9 @@ a label at cosine >= ``threshold``.
 facts verbalized by the dataset builder's templates (:class:`graphhop.datasets.d2t.TemplateDataToText`),
 paired with the questions asking for them; the threshold and the epoch were chosen on a carve of train
 whose *relations* are held out. Nothing is shipped (it was measured and not adopted: docs/RESULTS.md,
-issue 13); a trained matcher is a folder (``matcher.npz`` + ``card.json``) passed by path.
+issue 13); a trained matcher is a folder (``matcher.npz`` + ``card.json``) passed by path. A folder with
+``encoder.npz`` instead holds a *fine-tuned encoder* (:mod:`graphhop.train.relation_encoder`: the trained
+parameters of a copy of MiniLM), read with the identity map.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import numpy as np
 
 from graphhop.core import InputError
 
-__all__ = ["RelationMatcher", "project", "statement"]
+__all__ = ["RelationMatcher", "project", "statement", "tuned_encoder"]
 
 
 class RelationMatcher:
@@ -44,9 +46,12 @@ class RelationMatcher:
     def load(cls, encoder: Any, path: str | Path) -> "RelationMatcher":
         """A matcher from a folder written by :meth:`save`."""
         folder = Path(path)
+        if (folder / "encoder.npz").is_file() and (folder / "card.json").is_file():
+            card = json.loads((folder / "card.json").read_text(encoding="utf-8"))
+            return cls(np.eye(384, dtype=np.float32), card["threshold"], tuned_encoder(folder / "encoder.npz"), card)
         if not (folder / "matcher.npz").is_file() or not (folder / "card.json").is_file():
-            raise InputError(f"{folder}: not a text relation matcher (needs matcher.npz and card.json; "
-                             "`python -m graphhop.train.text_relation` writes one)")
+            raise InputError(f"{folder}: not a text relation matcher (needs card.json and matcher.npz or encoder.npz; "
+                             "`python -m graphhop.train.text_relation` or `graphhop.train.relation_encoder` writes one)")
         card = json.loads((folder / "card.json").read_text(encoding="utf-8"))
         with np.load(folder / "matcher.npz") as arrays:
             weight = arrays["weight"].astype(np.float32)
@@ -84,6 +89,25 @@ class RelationMatcher:
             return set()
         sims = self.similarity(words, labels)
         return {(words[i], labels[j]) for i, j in zip(*np.nonzero(sims >= self.threshold))}
+
+
+def tuned_encoder(delta: str | Path) -> Any:
+    """A new copy of the bundled MiniLM with the parameters saved in ``delta`` (an ``encoder.npz`` of
+    :mod:`graphhop.train.relation_encoder`) put in place; the process's shared encoder is never changed."""
+    import torch
+
+    from graphhop.train.relation_encoder import fresh_model
+
+    model = fresh_model()
+    params = dict(model.named_parameters())
+    with np.load(delta) as arrays:
+        unknown = sorted(set(arrays.files) - set(params))
+        if unknown:
+            raise InputError(f"{delta}: not a delta of the bundled MiniLM (unknown parameter {unknown[0]})")
+        with torch.no_grad():
+            for name in arrays.files:
+                params[name].copy_(torch.from_numpy(arrays[name].astype(np.float32)))
+    return model.eval()
 
 
 def statement(label: str) -> str:

@@ -37,7 +37,7 @@ import numpy as np
 from graphhop.core import InputError
 from graphhop.read.relation_matcher import statement
 
-__all__ = ["TRAIN_SETS", "Pair", "training_pairs", "fit_map", "carve_scores", "train_matcher"]
+__all__ = ["TRAIN_SETS", "Pair", "training_pairs", "batch_loss", "fit_map", "carve_scores", "train_matcher"]
 
 TRAIN_SETS = ("pq-2h", "pq-3h", "pql-2h", "pql-3h", "wc-p1", "wc-p2", "wc-c")
 
@@ -131,6 +131,25 @@ def training_pairs(root: str | Path | None = None, sets: Sequence[str] = TRAIN_S
     return pairs
 
 
+def batch_loss(chunk: Sequence[Pair], rows: Any, temperature: float) -> Any:
+    """The mean loss of a batch of pairs: each question scores a label by its best word (``rows(texts)``: unit
+    vectors, a torch tensor); a softmax over the batch's labels and negatives, the question's other gold
+    relations masked (module docstring)."""
+    import torch
+
+    labels = list(dict.fromkeys([lab for p in chunk for lab in p.labels] + [x for p in chunk for x in p.negatives]))
+    rel_of = {lab: r for p in chunk for lab, r in zip(p.labels, p.relations)}  # negatives: no relation
+    lab_v = rows(labels)
+    losses = []
+    for p in chunk:
+        logits = (rows(p.words) @ lab_v.T).max(dim=0).values / temperature
+        for lab, rel in zip(p.labels, p.relations):
+            mask = torch.tensor([rel_of.get(x) in p.relations and x != lab for x in labels])
+            target = labels.index(lab)
+            losses.append(torch.nn.functional.cross_entropy(logits.masked_fill(mask, -1e4)[None], torch.tensor([target])))
+    return torch.stack(losses).mean()
+
+
 def fit_map(pairs: Sequence[Pair], vec: dict[str, np.ndarray], epochs: int, lr: float = 1e-3, reg: float = 1.0,
             temperature: float = 0.05, batch: int = 64, seed: int = 0, on_epoch: Any = None,
             form: str = "full") -> np.ndarray:
@@ -148,19 +167,12 @@ def fit_map(pairs: Sequence[Pair], vec: dict[str, np.ndarray], epochs: int, lr: 
         rng.shuffle(order)
         for start in range(0, len(order), batch):
             weight = torch.diag(param) if form == "diag" else param
+
+            def rows(texts: Sequence[str], weight: Any = weight) -> Any:
+                return torch.nn.functional.normalize(torch.from_numpy(np.stack([vec[x] for x in texts])) @ weight, dim=1)
+
             chunk = [pairs[i] for i in order[start : start + batch]]
-            labels = list(dict.fromkeys([lab for p in chunk for lab in p.labels] + [x for p in chunk for x in p.negatives]))
-            rel_of = {lab: r for p in chunk for lab, r in zip(p.labels, p.relations)}  # negatives: no relation
-            lab_v = torch.nn.functional.normalize(torch.from_numpy(np.stack([vec[x] for x in labels])) @ weight, dim=1)
-            losses = []
-            for p in chunk:
-                w_v = torch.nn.functional.normalize(torch.from_numpy(np.stack([vec[w] for w in p.words])) @ weight, dim=1)
-                logits = (w_v @ lab_v.T).max(dim=0).values / temperature
-                for lab, rel in zip(p.labels, p.relations):
-                    mask = torch.tensor([rel_of.get(x) in p.relations and x != lab for x in labels])
-                    target = labels.index(lab)
-                    losses.append(torch.nn.functional.cross_entropy(logits.masked_fill(mask, -1e4)[None], torch.tensor([target])))
-            loss = torch.stack(losses).mean() + reg * ((weight - torch.eye(dim)) ** 2).sum() / dim
+            loss = batch_loss(chunk, rows, temperature) + reg * ((weight - torch.eye(dim)) ** 2).sum() / dim
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -171,11 +183,13 @@ def fit_map(pairs: Sequence[Pair], vec: dict[str, np.ndarray], epochs: int, lr: 
 
 def carve_scores(pairs: Sequence[Pair], vec: dict[str, np.ndarray], weight: np.ndarray) -> dict[str, float]:
     """On carve pairs: each question's best-word cosine with its gold labels (positives) and with labels of
-    other relations of the same heads (negatives); the threshold of best F1, that F1, and the share of gold
-    labels scored above every negative of their question (``rank1``)."""
+    other relations of the same heads (negatives); the threshold of best F1, that F1, the share of gold
+    labels scored above every negative of their question (``rank1``) and its mean over relations (``macro_rank1``:
+    every held-out relation counts once, however many questions ask it)."""
     from graphhop.read.relation_matcher import project
 
     pos, neg, first = [], [], []
+    by_relation: dict[str, list[float]] = defaultdict(list)
     for p in pairs:
         if not p.negatives:
             continue
@@ -185,6 +199,8 @@ def carve_scores(pairs: Sequence[Pair], vec: dict[str, np.ndarray], weight: np.n
         pos += s_pos.tolist()
         neg += s_neg.tolist()
         first += [float(s > s_neg.max()) for s in s_pos]
+        for rel, s in zip(p.relations or p.labels, s_pos):
+            by_relation[rel].append(float(s > s_neg.max()))
     scores = np.asarray(pos + neg)
     gold = np.asarray([1] * len(pos) + [0] * len(neg))
     best = (0.0, 1.0)
@@ -194,6 +210,7 @@ def carve_scores(pairs: Sequence[Pair], vec: dict[str, np.ndarray], weight: np.n
         f1 = 2 * tp / max(1.0, hit.sum() + gold.sum())
         best = max(best, (f1, float(t)))
     return {"f1": round(float(best[0]), 4), "threshold": best[1], "rank1": round(float(np.mean(first)), 4) if first else 0.0,
+            "macro_rank1": round(float(np.mean([np.mean(v) for v in by_relation.values()])), 4) if by_relation else 0.0,
             "positives": len(pos), "negatives": len(neg)}
 
 
