@@ -45,9 +45,13 @@ def main() -> None:
     parser.add_argument("--reranker", default="auto",
                         help="The leaf reranker dir (`graphhop train leaf-reranker`); auto: the cached one of the default "
                              "recipe, pointwise / listwise: that recipe's, skipped with a warning when not trained; none: skip it.")
-    parser.add_argument("--fused", default="auto",
+    parser.add_argument("--fused", default="none",
                         help="The cross-encoder mixed into the leaf head's steps and stop (its rule chosen on the carve, "
-                             "stored beside it): auto / a recipe name / a dir as --reranker; none: skip those rows.")
+                             "stored beside it; session 7: the carve chose mix 0, the head alone): auto / a recipe name / "
+                             "a dir as --reranker; none (default): skip those rows.")
+    parser.add_argument("--fused-mix", type=float, default=None,
+                        help="With --fused: the carve's best rule at this cross-encoder share instead of the chosen rule "
+                             "(a row for the record; nothing is chosen on the report split).")
     parser.add_argument("--sample", type=int, default=None, help="Questions taken evenly over the split (default all).")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--out", type=Path, default=None, help="Write the table as JSON here.")
@@ -59,7 +63,7 @@ def main() -> None:
     carve = selection_examples(index, root)
     fixed = {m: choose_k(index, m, carve) for m in ("bm25", "dense", "hybrid")}
     reranker = leaf_reranker(index, root, args.reranker, carve)
-    fused = leaf_fused(index, root, args.fused, carve, args.head)
+    fused = leaf_fused(index, root, args.fused, carve, args.head, args.fused_mix)
     systems = leaf_systems(index, examples, LeafRetriever(index, args.head), fixed, reranker=reranker, fused=fused)
     table = evaluate_leaves(index, examples, systems, args.split)
     table.meta["k_chosen_on_carve"] = fixed

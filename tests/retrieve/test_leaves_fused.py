@@ -71,6 +71,7 @@ def test_choose_fusion_stores_the_carve_rule_and_a_new_retriever_reads_it(tiny_i
     fused = FusedLeafRetriever(tiny_index, model_dir, _head(0.5, 4), depth=10, mix=0.0)
     rule = choose_fusion(fused, [LeafExample("a", QUERY, ["s4", "s5"], 2)])     # gold = what the cross-encoder likes
     assert rule["mix"] > 0 and rule["f1"] == 1.0 and rule["best_f1_by_mix"]["0.0"] < 1.0
+    assert rule["best_rule_by_mix"]["0.0"]["mix"] == 0.0 and rule["best_rule_by_mix"][str(rule["mix"])]["f1"] == 1.0
     assert json.loads(fusion_path(model_dir, tiny_index).read_text())["mix"] == rule["mix"]
     again = FusedLeafRetriever(tiny_index, model_dir, _head(0.5, 4))
     assert (again.depth, again.mix, again.threshold, again.max_leaves) == (
@@ -83,6 +84,12 @@ def test_choose_fusion_stores_the_carve_rule_and_a_new_retriever_reads_it(tiny_i
     assert sorted(pipe.retrieve_graph([QUERY])[0].evidence_ids) == ["s4", "s5"]      # `ask --method leaves` runs it
     rule = choose_fusion(fused, [LeafExample("a", QUERY, ["s3", "s1", "s2"], 3)])  # gold = the head's: mix 0 wins ties
     assert rule["mix"] == 0.0 and rule["f1"] == 1.0
+    from graphhop.eval.leaves import leaf_fused
+
+    record = leaf_fused(tiny_index, None, str(model_dir), head=str(model_dir / "head"), mix=1.0)  # for the record
+    assert record.mix == 1.0 and record.depth == rule["best_rule_by_mix"]["1.0"]["depth"] and record.rule["mix"] == 0.0
+    with pytest.raises(InputError, match="fusion mix 0.3: not in the carve grid"):
+        leaf_fused(tiny_index, None, str(model_dir), head=str(model_dir / "head"), mix=0.3)
 
 
 def test_a_missing_reranker_dir_is_one_line(tiny_index, tmp_path):

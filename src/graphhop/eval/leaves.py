@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from graphhop.core import InputError
 from graphhop.eval.experiment import Experiment, System, Table
 from graphhop.eval.measures import Gold, Prediction
 from graphhop.train.leaves import LeafExample, gold_set, leaf_f1
@@ -125,7 +126,8 @@ def leaf_systems(index: Any, examples: Sequence[LeafExample], retriever: Any = N
     if fused is not None:
         rule = f"head's top {fused.depth}, mix {fused.mix}, >= {fused.threshold}, <= {fused.max_leaves}"
         systems["leaves + cross-encoder (fused; gold k)"] = leaves(True, fused)
-        systems[f"leaves + cross-encoder (fused: {rule}, chosen on the carve)"] = leaves(False, fused)
+        how = "chosen on the carve" if fused.mix == fused.rule.get("mix") else "the carve's best at this mix, not chosen"
+        systems[f"leaves + cross-encoder (fused: {rule}, {how})"] = leaves(False, fused)
     if reranker is not None:
         floor = f">= best - {reranker.threshold}" if getattr(reranker, "relative", False) else f">= {reranker.threshold}"
         rule = f"dense top-{reranker.depth}, mix {reranker.mix}, {floor}, <= {reranker.max_leaves}"
@@ -162,10 +164,11 @@ def leaf_reranker(index: Any, data_root: Any, model_dir: str = "auto", carve: Se
 
 
 def leaf_fused(index: Any, data_root: Any, model_dir: str = "auto", carve: Sequence[LeafExample] = (),
-               head: Any = None) -> Any:
+               head: Any = None, mix: float | None = None) -> Any:
     """The :class:`~graphhop.retrieve.leaves_fused.FusedLeafRetriever` over ``index`` with the cross-encoder
     ``model_dir`` (as :func:`leaf_reranker`: ``auto``, a recipe name, a directory or ``none``) and its fusion rule for
-    this index's encoder, chosen on ``carve`` when it was never chosen; None (warned) when no reranker is trained."""
+    this index's encoder, chosen on ``carve`` when it was never chosen; None (warned) when no reranker is trained.
+    ``mix``: instead of the chosen rule, the carve's best rule at this mix (a row for the record, not a choice)."""
     import warnings
     from pathlib import Path
 
@@ -181,9 +184,17 @@ def leaf_fused(index: Any, data_root: Any, model_dir: str = "auto", carve: Seque
                       stacklevel=2)
         return None
     if load_fusion(path, index) is not None:
-        return FusedLeafRetriever(index, path, head)
-    fused = FusedLeafRetriever(index, path, head, depth=10, mix=0.0)
-    choose_fusion(fused, carve)
+        fused = FusedLeafRetriever(index, path, head)
+    else:
+        fused = FusedLeafRetriever(index, path, head, depth=10, mix=0.0)
+        choose_fusion(fused, carve)
+    if mix is not None:
+        best = fused.rule.get("best_rule_by_mix", {}).get(str(float(mix)))
+        if best is None:
+            raise InputError(f"fusion mix {mix}: not in the carve grid stored beside {path} "
+                             f"({', '.join(fused.rule.get('best_rule_by_mix', {})) or 'none stored'})")
+        fused.depth, fused.mix, fused.threshold, fused.max_leaves = (
+            best["depth"], best["mix"], best["threshold"], best["max_leaves"])
     return fused
 
 

@@ -380,10 +380,11 @@ def choose_fusion(retriever: Any, examples: Sequence[Any], caps: Sequence[int] =
                     grid.append({"depth": depth, "mix": mix, "threshold": float(t), "max_leaves": cap,
                                  "f1": float(np.mean(f1))})
     best = max(grid, key=lambda g: (round(g["f1"], 12), -g["mix"], -g["depth"], -g["max_leaves"], g["threshold"]))
-    by_mix = {str(m): round(max(g["f1"] for g in grid if g["mix"] == m), 4) for m in FUSION_MIXES}
+    by_mix = {str(m): max((g for g in grid if g["mix"] == m), key=lambda g: g["f1"]) for m in FUSION_MIXES}
     rule = {**best, "chosen_on": f"EntailmentBank train carve ({len(examples)} trees)",
             "encoder": str(retriever.search_engine.index.model), "head": str(retriever.head.card.get("encoder", "")),
-            "best_f1_by_mix": by_mix, "pairs_scored": len(retriever.cache)}
+            "best_f1_by_mix": {m: round(g["f1"], 4) for m, g in by_mix.items()}, "best_rule_by_mix": by_mix,
+            "pairs_scored": len(retriever.cache)}
     atomic_write_text(fusion_path(retriever.model_dir, retriever.search_engine.index), json.dumps(rule, indent=1) + "\n")
     retriever.rule = rule
     retriever.depth, retriever.mix, retriever.threshold, retriever.max_leaves = (
