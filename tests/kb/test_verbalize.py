@@ -9,6 +9,22 @@ def test_clean_names():
     assert clean_relation("plays_in_club_inverse") == "plays in club"
 
 
+def test_relation_names_as_other_kbs_write_them() -> None:
+    """camelCase, IRIs, CURIEs and punctuated labels read as the words a snake_case name gives."""
+    assert clean_relation("bornIn") == clean_relation("born_in") == "born in"
+    assert clean_relation("placeOfBirth") == "place of birth"
+    assert clean_relation("AtLocation") == "at location"
+    assert clean_relation("http://example.org/ontology/bornIn") == "born in"
+    assert clean_relation("<http://dbpedia.org/ontology#birthPlace>") == "birth place"
+    assert clean_relation("dbo:birthPlace") == "birth place"
+    assert clean_relation("hasISBN") == "has ISBN"
+    assert clean_relation("editor-in-chief") == "editor in chief"
+    assert clean_relation("crew member(s)") == "crew members"
+    # names with a space or an underscore, acronyms and short prefixes are left as they were
+    for name in ("GitHub_username", "PermID", "DiseasesDB", "eMedicine", "ISNI", "Place of Birth"):
+        assert clean_relation(name) == name.replace("_", " ")
+
+
 def test_default_verbalization_and_inverse_reading():
     v = Verbalizer()
     assert v(Fact("sylvia_brett", "place_of_birth", "london")) == "sylvia brett [SEP] place of birth [SEP] london"
