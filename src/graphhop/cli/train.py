@@ -461,7 +461,8 @@ def train_leaf_reranker(
                                  "when not cached) or over the frozen MiniLM's."),
     threads: Optional[int] = typer.Option(1, help="Torch CPU threads."),
     recipe: Optional[str] = typer.Option(None, help="listwise (the default, session 6: hard negatives from the fine-tuned "
-                               "encoder's top 10, listwise + pointwise loss; needs `train leaf-encoder`) or pointwise "
+                               "encoder's top 10, listwise + pointwise loss; needs `train leaf-encoder`), listwise-more (session 7: the "
+                               "listwise model one more epoch, negatives drawn again; needs it trained) or pointwise "
                                "(session 5: BCE, frozen negatives)."),
     log: Optional[Path] = typer.Option(None, "--log", help="Append a progress line every 20 training steps here."),
 ) -> None:

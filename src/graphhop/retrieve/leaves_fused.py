@@ -28,6 +28,7 @@ import numpy as np
 
 from graphhop.core import Hit, InputError, Ranking
 from graphhop.retrieve.leaves import LeafRetriever, leaf_features
+from graphhop.retrieve.leaves_rerank import load_selection, selection_path
 
 __all__ = ["FusedLeafRetriever", "fusion_path", "load_fusion", "DEFAULT_FUSION"]
 
@@ -37,13 +38,12 @@ DEFAULT_FUSION = {"depth": 10, "mix": 0.0, "threshold": None, "max_leaves": None
 
 def fusion_path(model_dir: str | Path, index: Any) -> Path:
     """Where the fusion rule chosen for ``index``'s encoder is stored, beside the cross-encoder."""
-    return Path(model_dir) / f"fusion-{Path(str(index.model or 'base')).name}.json"
+    return selection_path(model_dir, index, "fusion")
 
 
 def load_fusion(model_dir: str | Path, index: Any) -> dict[str, Any] | None:
     """The fusion rule chosen on the carve for ``index``'s encoder (None when it was never chosen)."""
-    path = fusion_path(model_dir, index)
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+    return load_selection(model_dir, index, "fusion")
 
 
 class FusedLeafRetriever(LeafRetriever):

@@ -44,14 +44,15 @@ def cut_set(scored: Sequence[tuple[str, float, int, float]], depth: int, thresho
     return [s[0] for s in ranked[:1]] + [s[0] for s in ranked[1:cap] if s[1] >= floor]
 
 
-def selection_path(model_dir: str | Path, index: Any) -> Path:
-    """Where the rule chosen for ``index``'s encoder is stored, beside the reranker."""
-    return Path(model_dir) / f"selection-{Path(str(index.model or 'base')).name}.json"
+def selection_path(model_dir: str | Path, index: Any, kind: str = "selection") -> Path:
+    """Where the rule chosen for ``index``'s encoder is stored, beside the reranker (``kind``: ``selection`` for
+    :class:`LeafReranker`'s set rule, ``fusion`` for :class:`~graphhop.retrieve.leaves_fused.FusedLeafRetriever`'s)."""
+    return Path(model_dir) / f"{kind}-{Path(str(index.model or 'base')).name}.json"
 
 
-def load_selection(model_dir: str | Path, index: Any) -> dict[str, Any] | None:
-    """The rule chosen on the carve for ``index``'s encoder (None when it was never chosen)."""
-    path = selection_path(model_dir, index)
+def load_selection(model_dir: str | Path, index: Any, kind: str = "selection") -> dict[str, Any] | None:
+    """The rule of ``kind`` chosen on the carve for ``index``'s encoder (None when it was never chosen)."""
+    path = selection_path(model_dir, index, kind)
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
 
 
