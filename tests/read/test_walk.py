@@ -177,6 +177,16 @@ def test_a_year_range_after_a_name_is_read_as_birth_and_death():
     assert life and {"born", "die"} <= life[0].words
 
 
+def test_a_capitalized_participle_or_adjective_is_no_mention_and_a_possessive_is_cut():
+    docs = [_Doc("u12", "Rosalind Feyr", "Rosalind Feyr was a chemist. Born in Elsby, the Kallundrian capital, she moved "
+                 "to Ostrevia. Having no children, she left her notes to Verrin. Reading is where Kipling wrote. "
+                 "She trained in Magnus Orrel's laboratory.")]
+    graph = SentenceGraph(_Search(docs))
+    targets = {e.target for e in graph.edges("Rosalind Feyr")}
+    assert {"Elsby", "Ostrevia", "Verrin", "Reading", "Kipling", "Magnus Orrel"} <= targets
+    assert not targets & {"Born", "Kallundrian", "Having", "Magnus Orrel's"}
+
+
 def test_the_walk_covers_a_relation_word_its_matcher_matches_to_an_edge_label():
     class _Matcher:
         card = {"side": "words"}

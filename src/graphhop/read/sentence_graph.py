@@ -212,7 +212,7 @@ class SentenceGraph:
 
     def mentions(self, sentence: str) -> list[tuple[int, int, str]]:
         """Candidate targets in a sentence: names, numbers, index titles, ``the <noun>`` ending a clause."""
-        spans = [_untitled(a, z, n) for a, z, n in name_spans(sentence)]
+        spans = [_untitled(a, z, n) for a, z, n in name_spans(sentence) if not _not_a_name(sentence, a, z)]
         spans += [(m.start(), m.end(), m.group(0)) for m in _NUMBER.finditer(sentence)]
         spans += [(m.start(1), m.end(1), m.group(1)) for m in _THE_NOUN.finditer(sentence)]
         if self.links.titled:
@@ -224,7 +224,7 @@ class SentenceGraph:
         out: list[tuple[int, int, str]] = []
         for a, z, n in spans:  # drop spans inside a longer one already kept
             if not any(a >= a2 and z <= z2 for a2, z2, _ in out):
-                out.append((a, z, n.strip(" .,;:'’")))
+                out.append((a, z, _POSSESSIVE.sub("", n.strip(" .,;:'’"))))  # ``Magnus Orrel's laboratory``: Magnus Orrel
         return out
 
     def _sentence_edges(self, entity: str, doc_id: str, sentence: str, own: bool) -> list[Edge]:
@@ -302,6 +302,28 @@ _LIFE_WORDS = frozenset({"born", "die"})
 #: A sentence-initial adverbial clause (``Before coaching she ...``, ``After the war, ...``): not the relation.
 _LEAD_CLAUSE = re.compile(r"^\s*(?:before|after|while|until|when|once)\b[^,]*?(?:,\s*|\s+(?=(?:he|she|it|they|his|her|its|their)\b))",
                           re.I)
+
+
+#: A participle or adjective written with a capital (``Born in Elsby, she ...``, ``Having no children, he ...``,
+#: ``the Kallundrian capital``): one capitalized word that opens the sentence as a participle before a function word,
+#: or an adjective of a people or place (``-ian``, ``-ish``, ...) between an article and a lower-case word, names nothing.
+_PARTICIPLE_START = re.compile(r"[A-Z][a-z]+(?:ing|ed)|Born|Known|Given|Made|Built|Written|Taken", re.A)
+_MODIFIER = re.compile(r"\b(?:[Tt]he|[Aa]n?)\s+$")
+_POSSESSIVE = re.compile(r"['’]s$")
+_ADJECTIVE_ENDS = ("ian", "ish", "ese", "ean", "ic")  # Italian, British, Chinese, Korean, Icelandic
+_AUXILIARY = frozenset("is was are were has have had do does did be will would can could".split())
+
+
+def _not_a_name(sentence: str, start: int, end: int) -> bool:
+    """Whether the one-word capitalized span ``sentence[start:end]`` is a participle opening the sentence or an
+    adjective between an article and a lower-case word (:data:`_PARTICIPLE_START`), not a name."""
+    word = sentence[start:end]
+    after = _TOKEN.findall(sentence[end : end + 30])
+    if " " in word.strip() or not after or not after[0].islower() or after[0] in ("of", "and"):
+        return False
+    if start == 0 and _PARTICIPLE_START.fullmatch(word):  # ``Born in``, ``Having no``; not ``Reading is``, ``Kipling wrote``
+        return after[0] in _STOP and after[0] not in _AUXILIARY
+    return bool(_MODIFIER.search(sentence[:start])) and word.endswith(_ADJECTIVE_ENDS) and after[0] not in _STOP
 
 
 def _main_clause(prefix: str) -> str:
