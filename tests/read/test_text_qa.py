@@ -43,3 +43,14 @@ def test_an_option_is_a_name_or_describes_its_entity():
 
     assert _is_name("the Ashfield Arena") and _is_name("Harrowgate Rovers")
     assert not _is_name("the director of The Salt Road")
+
+
+def test_a_count_reads_the_number_written_before_the_counted_noun():
+    from graphhop.read.text_qa import Reading, _counting
+
+    sentence = "The party numbered eleven Brennish climbers and surveyors, supported by about forty porters."
+    readings = [Reading("forty", 0.4, ("p04",), 0.4, sentence), Reading("eleven", 0.2, ("p04",), 0.2, sentence)]
+    assert _counting(readings, "How many Brennish climbers and surveyors took part?").text == "eleven"
+    assert _counting(readings, "How many porters were hired?").text == "forty"
+    assert _counting(readings, "How many ships sank?") is None
+    assert _counting(readings, "Which climbers took part?") is None

@@ -362,7 +362,7 @@ class TextQA:
 
     def _count(self, question: str) -> TextAnswer:
         paths, readings = self._read(question)
-        best = self._best(readings)
+        best = _counting(readings, question) or self._best(readings)
         value = parse_value(best.text) if best is not None and best.margin > self.min_margin else None
         is_year = 1000 <= (value or 0) <= 2100 and "," not in (best.text if best else "")
         if best is not None and value is not None and len(split_list(best.text)) == 1 and not is_year:
@@ -443,3 +443,20 @@ class TextQA:
         if any(_same(option, t) for t in titles) or not titles:
             return option.strip(" ?.")
         return titles[-1]
+
+
+def _counting(readings: Sequence[Reading], question: str) -> Reading | None:
+    """The best reading (by margin) of a number written just before the noun a ``How many`` question counts
+    (``the party numbered eleven Brennish climbers and surveyors, supported by about forty porters`` for
+    ``How many Brennish climbers ... took part``: eleven, not forty), or None when no number is written so."""
+    from graphhop.read.sentence_graph import _STOP, _TOKEN, _find, word_key
+
+    words = _TOKEN.findall(question.lower())
+    counted = {word_key(w) for w in words[2:5] if w not in _STOP} if words[:2] == ["how", "many"] else set()
+    found = []
+    for r in readings:
+        at = _find(r.sentence, r.text) if counted and r.sentence and is_number(r.text) else None
+        after = _TOKEN.findall(r.sentence[at[1]:].lower())[:3] if at else []
+        if counted & {word_key(w) for w in after}:
+            found.append(r)
+    return max(found, key=lambda r: r.margin) if found else None
