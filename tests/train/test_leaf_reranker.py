@@ -167,6 +167,26 @@ def test_a_tiny_listwise_reranker_trains_one_list_a_tree_and_learns(tmp_path):
     assert min(z[:2]) > max(z[2:])                                         # its training list, gold first
 
 
+@pytest.mark.slow
+def test_training_starts_from_a_saved_reranker_and_takes_each_epochs_items(tmp_path):
+    from graphhop.train.leaf_reranker import RerankerRecipe, train_leaf_reranker
+
+    queries = ["leo is a constellation of stars"]
+    first = [(0, "s1", 1.0), (0, "s3", 0.0)]
+    recipe = RerankerRecipe(epochs=1, batch=1, lr=1e-4, warmup=0.0, loss="listwise", train_layers=1)
+    train_leaf_reranker(queries, first, CORPUS.__getitem__, tmp_path / "a", recipe, progress=False)
+    drawn: list[int] = []
+
+    def epoch_items(epoch: int):
+        drawn.append(epoch)
+        return [(0, "s2", 1.0), (0, "s4", 0.0), (0, "s5", 0.0)]
+
+    more = RerankerRecipe(epochs=3, batch=1, lr=1e-4, warmup=0.0, loss="listwise", train_layers=1)
+    card = train_leaf_reranker(queries, first, CORPUS.__getitem__, tmp_path / "b", more, progress=False,
+                               init=tmp_path / "a", epoch_items=epoch_items)
+    assert card["init"] == str(tmp_path / "a") and drawn == [2, 3] and card["steps"] == 3   # one list an epoch
+
+
 def test_recipe_names_find_their_cached_reranker_or_warn(tmp_path, monkeypatch):
     from dataclasses import replace
     from types import SimpleNamespace
