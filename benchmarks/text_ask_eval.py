@@ -2,6 +2,7 @@
 
     python benchmarks/text_ask_eval.py tests/regression/text_music tests/regression/text_elements \
         --out runs/text-ask [--bgr-model DIR | --grr] [--given-type] [--relation-matcher DIR] [--walk KEY=VALUE]
+        [--method text-kg]
 
 A folder without passages.jsonl uses the bundled demo passages. Builds each folder's passages index once
 (BM25 + flat dense, cached under --out), builds the registry's `text` pipeline (`grr` with --grr; BGR hop
@@ -71,6 +72,9 @@ def main() -> None:
     ap.add_argument("--given-type", action="store_true", help="pass the suite's question type (default: detect)")
     ap.add_argument("--hops", type=int, default=3)
     ap.add_argument("--grr", action="store_true", help="the GRR-style baseline (entity links only after hop 1)")
+    ap.add_argument("--method", default="text", choices=("text", "text-kg"),
+                    help="the registry pipeline: text (the walk reader, default) or text-kg (passages read as "
+                         "triples, answered by kgqa)")
     ap.add_argument("--relation-matcher", type=Path, default=None,
                     help="an experimental text relation matcher for the walk reader: a folder written by "
                          "`python -m graphhop.train.text_relation` (default: none)")
@@ -90,9 +94,12 @@ def main() -> None:
     print("|---|---|---:|---:|---|---|---:|")
     for folder in args.folders:
         questions, golds, qtypes = suite_task(folder)
-        pipe = build_pipeline("grr" if args.grr else "text", suite_index(folder, args.out), hops=args.hops,
-                              bgr_model=args.bgr_model, relation_matcher=args.relation_matcher,
-                              walk_options=walk)
+        if args.method == "text-kg":
+            pipe = build_pipeline("text-kg", suite_index(folder, args.out), hops=args.hops)
+        else:
+            pipe = build_pipeline("grr" if args.grr else "text", suite_index(folder, args.out), hops=args.hops,
+                                  bgr_model=args.bgr_model, relation_matcher=args.relation_matcher,
+                                  walk_options=walk)
         system = ask_system(pipe, qtypes=qtypes if args.given_type else None, explain=True)
         table = Experiment([RIGHT], report=folder.name, title=f"{folder.name} {pipe.name}").run(
             {pipe.name: system}, questions, golds)

@@ -27,7 +27,8 @@ KINDS = ("facts", "passages", "pool")
 
 #: Modules whose import registers pipelines (the built-in methods first).
 PIPELINE_MODULES: list[str] = ["graphhop.pipeline.builtin", "graphhop.pipeline.kgqa", "graphhop.pipeline.llm",
-                               "graphhop.pipeline.ssg", "graphhop.pipeline.text", "graphhop.pipeline.pool"]
+                               "graphhop.pipeline.ssg", "graphhop.pipeline.text", "graphhop.pipeline.pool",
+                               "graphhop.pipeline.text_kg"]
 
 
 @dataclass(frozen=True)
