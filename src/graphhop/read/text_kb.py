@@ -31,7 +31,7 @@ __all__ = ["TextFact", "TextKB", "relation_name", "sentence_facts"]
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:['’-][A-Za-z0-9]+)*")
 #: Words a relation name leaves out (articles, pronouns, auxiliaries, linking words; general English).
 _DROP = set("""a an the it its he she they his her their them him this that these those there is was are were be been
-being has have had also and but which who whom whose where when then later now still both""".split())
+being has have had also and but which who whom whose where when then later now still both s""".split())
 _PREPOSITIONS = set("of in on at to for by with from into onto over under near as about after before since during "
                     "through across along between among against".split())
 #: Text between two mentions that makes the first one the subject of what follows (apposition, relative clause).
@@ -147,7 +147,9 @@ def _spans(graph: Any, sentence: str) -> list[tuple[int, int, str]]:
         if not words:
             continue
         rest = " ".join(words)
-        out.append((z - len(rest), z, graph.resolve(rest)))
+        start = z - len(rest)
+        rest = re.sub(r"['’]s?$", "", rest)  # ``Gideon Holloway's`` names Gideon Holloway
+        out.append((start, start + len(rest), graph.resolve(rest)))
     return out
 
 
