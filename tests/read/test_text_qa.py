@@ -54,3 +54,6 @@ def test_a_count_reads_the_number_written_before_the_counted_noun():
     assert _counting(readings, "How many porters were hired?").text == "forty"
     assert _counting(readings, "How many ships sank?") is None
     assert _counting(readings, "Which climbers took part?") is None
+    town = [Reading("640", 0.5, ("t07",), 0.5, "It opened in 1878 and seats 640 people."),
+            Reading("210,000", 0.3, ("t08",), 0.3, "About 210,000 people live there.")]
+    assert _counting(town, "How many people live in the city?").text == "210,000"

@@ -180,11 +180,21 @@ def test_a_year_range_after_a_name_is_read_as_birth_and_death():
 def test_a_capitalized_participle_or_adjective_is_no_mention_and_a_possessive_is_cut():
     docs = [_Doc("u12", "Rosalind Feyr", "Rosalind Feyr was a chemist. Born in Elsby, the Kallundrian capital, she moved "
                  "to Ostrevia. Having no children, she left her notes to Verrin. Reading is where Kipling wrote. "
-                 "She trained in Magnus Orrel's laboratory.")]
+                 "She trained in Magnus Orrel's laboratory. Today the lab is a museum. Emily wrote of it.")]
     graph = SentenceGraph(_Search(docs))
     targets = {e.target for e in graph.edges("Rosalind Feyr")}
     assert {"Elsby", "Ostrevia", "Verrin", "Reading", "Kipling", "Magnus Orrel"} <= targets
-    assert not targets & {"Born", "Kallundrian", "Having", "Magnus Orrel's"}
+    assert "Emily" in targets and not targets & {"Born", "Kallundrian", "Having", "Magnus Orrel's", "Today"}
+
+
+def test_a_number_with_a_unit_of_length_answers_how_tall_and_overlapping_spans_are_one():
+    docs = [_Doc("p03", "Kesh Tor", "Kesh Tor is a 7,105-metre peak in Tessamir. Its guide was the climber Temo Ashkar. "
+                 "About 9,400 people live near Kesh Tor.")]
+    edges = SentenceGraph(_Search(docs)).edges("Kesh Tor")
+    targets = {e.target: e.words for e in edges}
+    assert "105-metre" not in targets and {"tall", "high", "length"} <= targets["7,105"]
+    assert "9,400" in targets and "About 9" not in targets
+    assert not {"tall", "high"} & targets["Temo Ashkar"]
 
 
 def test_the_walk_covers_a_relation_word_its_matcher_matches_to_an_edge_label():

@@ -211,9 +211,12 @@ class SentenceGraph:
         return _clause_after(text[: (text.find(". ") + 1) or len(text)], name)
 
     def mentions(self, sentence: str) -> list[tuple[int, int, str]]:
-        """Candidate targets in a sentence: names, numbers, index titles, ``the <noun>`` ending a clause."""
-        spans = [_untitled(a, z, n) for a, z, n in name_spans(sentence) if not _not_a_name(sentence, a, z)]
-        spans += [(m.start(), m.end(), m.group(0)) for m in _NUMBER.finditer(sentence)]
+        """Candidate targets in a sentence: names, numbers, index titles, ``the <noun>`` ending a clause. A name span
+        that cuts a number (``About 9`` of ``About 9,400``, ``105-metre`` of ``7,105-metre``) is dropped."""
+        numbers = [(m.start(), m.end(), m.group(0)) for m in _NUMBER.finditer(sentence)]
+        spans = [_untitled(a, z, n) for a, z, n in name_spans(sentence) if not _not_a_name(sentence, a, z)
+                 and not any(a < z2 and a2 < z and not a <= a2 < z2 <= z for a2, z2, _ in numbers)]  # cuts no number
+        spans += numbers
         spans += [(m.start(1), m.end(1), m.group(1)) for m in _THE_NOUN.finditer(sentence)]
         if self.links.titled:
             for key in self.links.mentioned(sentence):
@@ -241,7 +244,8 @@ class SentenceGraph:
             tail = " ".join(_TOKEN.findall(sentence[max(z, s1) :])[: self.after])
             between = sentence[s1:a] if a >= s1 else sentence[z:s0]
             between = _main_clause(between) if s1 == 0 and a >= s1 else between
-            words = relation_keys(f"{between} {tail}") | (_LIFE_WORDS if _LIFE.fullmatch(sentence[a - 1 : z + 1]) else frozenset())
+            words = relation_keys(f"{between} {tail}") | (_LIFE_WORDS if _LIFE.fullmatch(sentence[a - 1 : z + 1]) else frozenset()) \
+                | (_LENGTH_WORDS if _LENGTH.match(sentence[z:]) else frozenset())
             out.append(Edge(entity, name, doc_id, sentence, words, label=_label(between, tail)))
         title = self.index.docs[doc_id].title
         if at is not None and not own and title and _find(sentence, title) is None:
@@ -299,15 +303,20 @@ def _untitled(start: int, end: int, name: str) -> tuple[int, int, str]:
 #: ``Amos Teel (1790-1860) was ...``: a parenthesised year range after a name gives the years of birth and death.
 _LIFE = re.compile(r"\(\d{3,4}\s*[-–]\s*\d{3,4}\)")
 _LIFE_WORDS = frozenset({"born", "die"})
+#: ``7,412 metres``, ``(7,412 m)``, ``a 7,105-metre peak``: a number with a unit of length gives the words that ask for it.
+_LENGTH = re.compile(r"[\s-]*(?:metres?|meters?|m|kilometres?|kilometers?|km|feet|foot|ft|miles?)\b", re.I)
+_LENGTH_WORDS = frozenset({"tall", "high", "height", "long", "length"})
 #: A sentence-initial adverbial clause (``Before coaching she ...``, ``After the war, ...``): not the relation.
 _LEAD_CLAUSE = re.compile(r"^\s*(?:before|after|while|until|when|once)\b[^,]*?(?:,\s*|\s+(?=(?:he|she|it|they|his|her|its|their)\b))",
                           re.I)
 
 
-#: A participle or adjective written with a capital (``Born in Elsby, she ...``, ``Having no children, he ...``,
-#: ``the Kallundrian capital``): one capitalized word that opens the sentence as a participle before a function word,
+#: A participle, adverb or adjective written with a capital (``Born in Elsby, she ...``, ``Having no children, he ...``,
+#: ``Today the university ...``, ``the Kallundrian capital``): one capitalized word that opens the sentence as a
+#: participle or adverb before a function word (not an auxiliary: ``Reading is``),
 #: or an adjective of a people or place (``-ian``, ``-ish``, ...) between an article and a lower-case word, names nothing.
-_PARTICIPLE_START = re.compile(r"[A-Z][a-z]+(?:ing|ed)|Born|Known|Given|Made|Built|Written|Taken", re.A)
+_PARTICIPLE_START = re.compile(r"[A-Z][a-z]+(?:ing|ed|ly)|Born|Known|Given|Made|Built|Written|Taken"
+                               r"|Today|Now|Here|Later|Afterwards|Meanwhile|Together|Soon", re.A)
 _MODIFIER = re.compile(r"\b(?:[Tt]he|[Aa]n?)\s+$")
 _POSSESSIVE = re.compile(r"['’]s$")
 _ADJECTIVE_ENDS = ("ian", "ish", "ese", "ean", "ic")  # Italian, British, Chinese, Korean, Icelandic

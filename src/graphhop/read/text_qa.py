@@ -446,9 +446,11 @@ class TextQA:
 
 
 def _counting(readings: Sequence[Reading], question: str) -> Reading | None:
-    """The best reading (by margin) of a number written just before the noun a ``How many`` question counts
-    (``the party numbered eleven Brennish climbers and surveyors, supported by about forty porters`` for
-    ``How many Brennish climbers ... took part``: eleven, not forty), or None when no number is written so."""
+    """The best reading of a number written just before the noun a ``How many`` question counts (``the party
+    numbered eleven Brennish climbers and surveyors, supported by about forty porters`` for ``How many Brennish
+    climbers ... took part``: eleven, not forty): most of the question's next three content words among the three
+    words after the number, then the margin (``210,000 people live`` over ``seats 640 people`` for ``How many
+    people live``); None when no number is written so."""
     from graphhop.read.sentence_graph import _STOP, _TOKEN, _find, word_key
 
     words = _TOKEN.findall(question.lower())
@@ -457,6 +459,7 @@ def _counting(readings: Sequence[Reading], question: str) -> Reading | None:
     for r in readings:
         at = _find(r.sentence, r.text) if counted and r.sentence and is_number(r.text) else None
         after = _TOKEN.findall(r.sentence[at[1]:].lower())[:3] if at else []
-        if counted & {word_key(w) for w in after}:
-            found.append(r)
-    return max(found, key=lambda r: r.margin) if found else None
+        met = len(counted & {word_key(w) for w in after})
+        if met:
+            found.append((met, r.margin, r))
+    return max(found, key=lambda f: f[:2])[2] if found else None
