@@ -32,8 +32,9 @@ DEMO_PASSAGES = HERE.parents[1] / "src" / "graphhop" / "demo" / "data" / "passag
 #: the current figures.
 #: Session 7 (lead): expeditions and universities written *blind* (the author read only the data format, never the
 #: code or the other sets), measured on main at f4b92be before anything was chosen on them: 6/24 and 8/24;
-#: floors one question less. Session 7 (wlk13): railways 0.800 -> 0.850 (a possessive cut from a mention).
-FLOORS = {"expeditions": 0.20, "universities": 0.29, "films": 1.0, "europe": 1.0, "bridges": 0.86, "ships": 0.86, "railways": 0.85, "clubs": 0.84,
+#: floors one question less. Session 7 (wlk13): railways 0.800 -> 0.850 (a possessive cut from a mention); expeditions
+#: 0.250 -> 0.375 and universities 0.333 -> 0.458 (mentions, counts, length units): floors again one question less.
+FLOORS = {"expeditions": 0.33, "universities": 0.41, "films": 1.0, "europe": 1.0, "bridges": 0.86, "ships": 0.86, "railways": 0.85, "clubs": 0.84,
           "paintings": 0.84, "observatories": 0.75, "theatres": 0.57}
 
 
