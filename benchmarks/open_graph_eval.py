@@ -107,8 +107,11 @@ def select_here(model: Any, card: dict, args: argparse.Namespace, cands: Any, by
 
     dev = selection_questions(card, args, cache, args.select_open)
     prunes = [(0, "deep")] + [(n, r) for n in args.keep_paths if n > 0 for r in args.path_ranks]
+    grid = {"thresholds": tuple(args.select_thresholds)} if args.select_thresholds else {}
+    grid.update({"branches": tuple(args.select_branches)} if args.select_branches else {})
     settings, table = select_open(model, dev, cands, by_text, ks=tuple(args.select_ks), relation=relation,
-                                  answer_reaches=reaches, prunes=prunes)
+                                  answer_reaches=reaches, prunes=prunes,
+                                  later_thresholds=(-1.0, *args.later_thresholds), **grid)
     best = {d: max(v for key, v in table.items() if f":{d}@" in key) for d in ("forward", "backward")}
     best["merged"] = max(v["f1"] for key, v in table.items() if key.startswith("merge:"))
     for r in reaches if len(reaches) > 1 else ():  # backward's best with each kind of first-step candidates
@@ -165,6 +168,13 @@ def parse_args() -> argparse.Namespace:
                     help="--select-open: backward's first-step candidates to choose among: 0 = the question's, N = "
                          "relation-word query + passages within N entity links (HopSearch.answer_candidates); "
                          "--relation fit fits on the smallest N > 0")
+    ap.add_argument("--select-thresholds", type=float, nargs="+", default=None,
+                    help="--select-open: the threshold grid (default select_open's, 0.05 to 0.7)")
+    ap.add_argument("--select-branches", type=int, nargs="+", default=None,
+                    help="--select-open: the branching grid (default 1 and 3)")
+    ap.add_argument("--later-thresholds", type=float, nargs="+", default=[], metavar="T",
+                    help="--select-open: also choose, per direction, another threshold after the first step "
+                         "(OpenSettings.later_threshold_*; the first step's own is always in the grid)")
     ap.add_argument("--keep-paths", type=int, nargs="+", default=[], metavar="N",
                     help="--select-open: also choose, per direction, to keep only the best N root-to-end paths of its "
                          "graph (retrieve/bgr_open.prune_paths; 0 = every path, always in the grid)")
@@ -191,6 +201,10 @@ def parse_args() -> argparse.Namespace:
     args = ap.parse_args()
     if args.settings and (args.select_open or args.closed_settings):
         ap.error("--settings reuses chosen settings: not with --select-open or --closed-settings")
+    if any(not 0 <= t <= 1 for t in [*(args.select_thresholds or []), *args.later_thresholds]):
+        ap.error("--select-thresholds / --later-thresholds: a match threshold is between 0 and 1")
+    if any(b < 1 for b in args.select_branches or []):
+        ap.error("--select-branches: a branching is at least 1")
     if any(n < 0 for n in args.keep_paths):
         ap.error(f"--keep-paths: a path count cannot be negative, got {' '.join(map(str, args.keep_paths))}")
     if any(r < 0 for r in args.answer_reaches):

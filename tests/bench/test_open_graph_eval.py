@@ -43,3 +43,13 @@ def test_a_missing_settings_file_fails_before_any_work(tmp_path, monkeypatch):
     with pytest.raises(InputError, match="cannot read it"):
         bench.main()
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("extra, message", [(["--later-thresholds", "1.5"], "a match threshold is between 0 and 1"),
+                                            (["--select-branches", "0"], "a branching is at least 1"),
+                                            (["--keep-paths", "-1"], "a path count cannot be negative, got -1")])
+def test_bad_grid_values_fail_in_one_line(monkeypatch, capsys, extra, message):
+    monkeypatch.setattr(sys, "argv", [*ARGV, *extra])
+    with pytest.raises(SystemExit) as exit_:
+        bench.parse_args()
+    assert exit_.value.code == 2 and capsys.readouterr().err.strip().splitlines()[-1].endswith(message)

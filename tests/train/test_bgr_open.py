@@ -241,3 +241,30 @@ def test_select_open_chooses_path_pruning_per_direction_from_the_same_runs():
     assert settings.keep_paths in (0, 1) and settings.path_rank in ("deep", "prob")
     best = max((table["k4:forward@0.0/branch4"], 0), (table["k4:forward@0.0/branch4/keep1-prob"], 1))[1]
     assert settings.keep_paths == best
+
+
+def test_select_open_chooses_a_later_step_threshold_per_direction():
+    from graphhop.eval.bgr_bench import normalize_text
+    from graphhop.graph import ROOT
+    from graphhop.retrieve.bgr_open import _Seen, retrieve_direction_open
+    from graphhop.train.bgr_open import select_open
+
+    torch.manual_seed(0)
+    model = BGRModel(BGRConfig(input_dim=8, dim=16, hidden=16, heads=2, max_depth=2, max_edges=8)).eval()
+    search, ex = FakeSearch(), example()
+    cache = CandidateCache(search, k=4)
+
+    def run(later):
+        return retrieve_direction_open(model.direction("forward"), ex.query, ex.question_vec, search, _Seen(search),
+                                       "forward", 0.0, 2, 8, 2, 4, cache, None, later)
+    # threshold 0 at every step: two root children and their children; a later threshold of 1 stops after step 1
+    assert len(run(None).edges) > 2
+    stopped = run(1.0).edges
+    assert len(stopped) == 2 and all(u == ROOT for u, _ in stopped)
+    by_text = {normalize_text(t): d for d, t in TEXTS.items()}
+    settings, table = select_open(model, [ex], cache, by_text, thresholds=(0.0,), branches=(2,), union_thresholds=(0.8,),
+                                  ks=(4,), later_thresholds=(-1.0, 1.0))
+    assert "k4:forward@0.0/branch2/later1.0" in table and "k4:forward@0.0/branch2" in table
+    # the gold sentence s0 is a second step here (the root children are s4, s5): stopping after step 1 loses it
+    assert table["k4:forward@0.0/branch2/later1.0"] == 0.0 < table["k4:forward@0.0/branch2"]
+    assert settings.later_threshold_forward == -1.0 and settings.later("forward") is None

@@ -98,6 +98,13 @@ class OpenSettings(InferenceSettings):
     keep_paths_backward: int = 0
     path_rank: str = "deep"  # prune_paths' order of paths: PATH_RANKS
     path_rank_backward: str = "deep"
+    later_threshold_forward: float = -1.0  # the threshold after the first step (< 0: the direction's own)
+    later_threshold_backward: float = -1.0
+
+    def later(self, direction: str) -> float | None:
+        """The direction's threshold after its first step (``None``: :meth:`threshold` at every step)."""
+        t = self.later_threshold_forward if direction == "forward" else self.later_threshold_backward
+        return t if t >= 0 else None
 
     def pruning(self, direction: str) -> tuple[int, str]:
         """``(keep, rank)`` of :func:`prune_paths` for ``direction``."""
@@ -188,10 +195,12 @@ def step_logits(model: DirectionModel, question: str, qv: np.ndarray, q: torch.T
 def retrieve_direction_open(model: DirectionModel, question: str, question_vec: np.ndarray, search: HopSearch,
                             seen: _Seen, direction: str, threshold: float = 0.5, max_depth: int = 4,
                             max_edges: int = 16, max_branch: int = 3, k: int = 10,
-                            cache: CandidateCache | None = None, relation: Any = None) -> DirectionResult:
+                            cache: CandidateCache | None = None, relation: Any = None,
+                            later_threshold: float | None = None) -> DirectionResult:
     """Depth-first BGR in one direction with per-step candidates from the whole index (``cache``: a
     shared :class:`CandidateCache`; the chosen children's candidates are fetched in one batch);
-    ``relation``: the relation-aware score (:func:`step_logits`)."""
+    ``relation``: the relation-aware score (:func:`step_logits`); ``later_threshold``: the match
+    threshold after the first step (``None``: ``threshold`` at every step)."""
     model.eval()
     cache = cache or CandidateCache(search, k)
     k = min(k, cache.k)
@@ -228,10 +237,11 @@ def retrieve_direction_open(model: DirectionModel, question: str, question_vec: 
         probs = torch.sigmoid(torch.from_numpy(logits)).numpy()
         n = len(ids)
         order = np.argsort(-probs[:n], kind="stable")
-        chosen = [int(i) for i in order[:max_branch] if probs[i] >= threshold]
+        thr = threshold if not path or later_threshold is None else later_threshold
+        chosen = [int(i) for i in order[:max_branch] if probs[i] >= thr]
         if not path and not chosen:
             chosen = [int(order[0])]
-        if with_tok and (probs[n] >= threshold or not chosen):
+        if with_tok and (probs[n] >= thr or not chosen):
             add(ROOT, path[-1])
         if len(path) + 1 < max_depth:
             cache.prefetch(question, [path + (ids[i],) for i in chosen])
@@ -326,7 +336,7 @@ class OpenBGR:
         s, c = self.settings, self.cfg
         res = retrieve_direction_open(self.model.direction(direction), question, question_vec, self.search, seen,
                                       direction, s.threshold(direction), c.max_depth, c.max_edges, s.branch(direction),
-                                      self.k, cache, self.relation)
+                                      self.k, cache, self.relation, s.later(direction))
         return prune_paths(res, *s.pruning(direction))
 
     def directions(self, question: str) -> tuple[_Seen, DirectionResult | None, DirectionResult | None]:

@@ -157,10 +157,12 @@ def open_examples(examples: Sequence[BGRExample], cache: CandidateCache, by_text
 
 
 def _direction_runs(model: BGRModel, dev: Sequence[BGRExample], cache: CandidateCache, seen: list[_Seen],
-                    direction: str, threshold: float, branch: int, k: int, relation: Any = None) -> list[DirectionResult]:
+                    direction: str, threshold: float, branch: int, k: int, relation: Any = None,
+                    later: float = -1.0) -> list[DirectionResult]:
     c = model.cfg
     return [retrieve_direction_open(model.direction(direction), ex.query, ex.question_vec, cache.search, s, direction,
-                                    threshold, c.max_depth, c.max_edges, branch, k, cache, relation)
+                                    threshold, c.max_depth, c.max_edges, branch, k, cache, relation,
+                                    later if later >= 0 else None)
             for ex, s in zip(dev, seen)]
 
 
@@ -175,7 +177,8 @@ def select_open(model: BGRModel, dev: Sequence[BGRExample], cache: CandidateCach
                 union_thresholds: Sequence[float] = (0.6, 0.8, 0.95), ks: Sequence[int] | None = None,
                 log: Callable[[str], None] | None = None, relation: Any = None,
                 answer_reaches: Sequence[int] = (0,),
-                prunes: Sequence[tuple[int, str]] = ((0, "deep"),)) -> tuple[OpenSettings, dict[str, Any]]:
+                prunes: Sequence[tuple[int, str]] = ((0, "deep"),),
+                later_thresholds: Sequence[float] = (-1.0,)) -> tuple[OpenSettings, dict[str, Any]]:
     """The candidates per hop (``ks``, each at most the cache's ``k``; default: the cache's), each
     direction's threshold and branching, then the merge rule, by mean evidence F1 (merge ties: graph
     match; grid ties: the first) of the open retriever itself on ``dev`` (gold relabelled to DB ids).
@@ -184,7 +187,8 @@ def select_open(model: BGRModel, dev: Sequence[BGRExample], cache: CandidateCach
     match probabilities are lower. ``relation``: the relation-aware score (see :func:`retrieve_direction_open`);
     ``answer_reaches``: backward's first-step candidates chosen among them too (``CandidateCache.answer_reach``);
     ``prunes``: ``(keep, rank)`` of :func:`~graphhop.retrieve.bgr_open.prune_paths` chosen per direction too (applied
-    to each run's graphs, no search again; ``keep`` 0 = every path). Returns the settings and the table of every choice."""
+    to each run's graphs, no search again; ``keep`` 0 = every path); ``later_thresholds``: the threshold after the
+    first step chosen per direction too (< 0: the first step's). Returns the settings and the table of every choice."""
     from graphhop.eval.bgr_bench import relabel_gold
 
     golds = [relabel_gold(ex, by_text)[0] for ex in dev]
@@ -194,19 +198,19 @@ def select_open(model: BGRModel, dev: Sequence[BGRExample], cache: CandidateCach
     for k in ks or (cache.k,):
         chosen = by_k.setdefault(k, {})
         for d in ("forward", "backward"):
-            best: tuple[Any, ...] = (-1.0, 0.5, 3, [], 0, 0, "deep")
-            for reach, br, t in ((r, br, t) for r in (answer_reaches if d == "backward" else (0,))
-                                 for br in branches for t in thresholds):
-                runs = _direction_runs(model, dev, cache.with_reach(reach), seen, d, t, br, k, relation)
+            best: tuple[Any, ...] = (-1.0, 0.5, 3, [], 0, 0, "deep", -1.0)
+            for reach, br, t, tl in ((r, br, t, tl) for r in (answer_reaches if d == "backward" else (0,))
+                                     for br in branches for t in thresholds for tl in later_thresholds):
+                runs = _direction_runs(model, dev, cache.with_reach(reach), seen, d, t, br, k, relation, tl)
                 for keep, rank in prunes:
                     res = [prune_paths(r, keep, rank) for r in runs]
                     f1 = _f1(res, dev, golds, seen)
-                    table[f"k{k}:{d}@{t}/branch{br}" + (f"/reach{reach}" if reach else "")
+                    table[f"k{k}:{d}@{t}/branch{br}" + (f"/reach{reach}" if reach else "") + (f"/later{tl}" if tl >= 0 else "")
                           + (f"/keep{keep}-{rank}" if keep else "")] = round(f1, 4)
                     if log:
-                        log(f"open selection k {k} {d} threshold {t} branch {br} reach {reach} keep {keep} {rank}: F1 {f1:.4f}")
+                        log(f"open selection k {k} {d} threshold {t}/{tl} branch {br} reach {reach} keep {keep} {rank}: F1 {f1:.4f}")
                     if f1 > best[0] + 1e-9:
-                        best = (f1, t, br, res, reach, keep, rank)
+                        best = (f1, t, br, res, reach, keep, rank, tl)
             chosen[d] = best
     k = max(by_k, key=lambda kk: (by_k[kk]["forward"][0] + by_k[kk]["backward"][0], -kk))
     chosen = by_k[k]
@@ -223,7 +227,7 @@ def select_open(model: BGRModel, dev: Sequence[BGRExample], cache: CandidateCach
         if (f1, gm) > best_rule[1:3]:
             best_rule = (rule, f1, gm, uthr)
     f, b = chosen["forward"], chosen["backward"]
-    settings = OpenSettings(f[1], b[1], f[2], b[2], best_rule[0], best_rule[3], k, b[4], f[5], b[5], f[6], b[6])
+    settings = OpenSettings(f[1], b[1], f[2], b[2], best_rule[0], best_rule[3], k, b[4], f[5], b[5], f[6], b[6], f[7], b[7])
     return settings, table
 
 
