@@ -54,3 +54,17 @@ def test_fact_ids_map_back_to_their_passages(films_kb: TextKB) -> None:
     store = KGStore.from_facts(films_kb.facts)
     ids = [f.id for f in films_kb.facts if f.relation == "directed by" and f.tail == "Mara Voss"]
     assert sorted(films_kb.passages_of(ids, store)) == ["f1", "f4"]
+
+
+def test_a_possessive_mention_leaks_no_letters_into_the_relation(tmp_path) -> None:
+    from graphhop.core import Passage
+    from graphhop.index.directory import build_index, documents_from_passages
+    from graphhop.read.sentence_graph import SentenceGraph
+    from graphhop.retrieve.bm25 import BM25Retriever
+
+    docs = [{"id": "w1", "title": "Orrel Works", "text": "Orrel Works was founded by Magnus Orrel's brother in 1901."},
+            {"id": "w2", "title": "Magnus Orrel", "text": "Magnus Orrel was an engineer born in Porthen."}]
+    index = build_index(documents_from_passages(Passage(**d) for d in docs), tmp_path / "idx", dense=None, progress=False)
+    kb = TextKB(SentenceGraph(SimpleNamespace(index=index, bm25=BM25Retriever(index), entity_links=None)))
+    facts = [(t.head, t.relation, t.tail) for t in kb.triples if t.tail == "Magnus Orrel"]
+    assert facts == [("Orrel Works", "founded by", "Magnus Orrel")]

@@ -154,6 +154,11 @@ class SentenceGraph:
                 return self.index.docs[self.titles[k][0]].title
         return name
 
+    def knows(self, name: str) -> bool:
+        """Whether ``name`` is an index title, as :meth:`resolve` reads it (``Titanic`` for ``The Titanic``)."""
+        key = fold_name(name)
+        return any(k in self.titles for k in (key, f"the {key}", self._surname.get(key, "")))
+
     def entities(self, question: str) -> list[str]:
         """The question's entities: its proper names and the index titles it mentions (resolved)."""
         found = [self.resolve(re.sub(r"['’]s$", "", n)) for n in name_mentions(question[:1].lower() + question[1:])]
@@ -214,7 +219,8 @@ class SentenceGraph:
         """Candidate targets in a sentence: names, numbers, index titles, ``the <noun>`` ending a clause. A name span
         that cuts a number (``About 9`` of ``About 9,400``, ``105-metre`` of ``7,105-metre``) is dropped."""
         numbers = [(m.start(), m.end(), m.group(0)) for m in _NUMBER.finditer(sentence)]
-        spans = [_untitled(a, z, n) for a, z, n in name_spans(sentence) if not _not_a_name(sentence, a, z)
+        spans = [_untitled(a, z, n) for a, z, n in name_spans(sentence)
+                 if not (_not_a_name(sentence, a, z) and not self.knows(sentence[a:z]))  # a title is a name
                  and not any(a < z2 and a2 < z and not a <= a2 < z2 <= z for a2, z2, _ in numbers)]  # cuts no number
         spans += numbers
         spans += [(m.start(1), m.end(1), m.group(1)) for m in _THE_NOUN.finditer(sentence)]
@@ -315,8 +321,11 @@ _LEAD_CLAUSE = re.compile(r"^\s*(?:before|after|while|until|when|once)\b[^,]*?(?
 #: ``Today the university ...``, ``the Kallundrian capital``): one capitalized word that opens the sentence as a
 #: participle or adverb before a function word (not an auxiliary: ``Reading is``),
 #: or an adjective of a people or place (``-ian``, ``-ish``, ...) between an article and a lower-case word, names nothing.
-_PARTICIPLE_START = re.compile(r"[A-Z][a-z]+(?:ing|ed|ly)|Born|Known|Given|Made|Built|Written|Taken"
-                               r"|Today|Now|Here|Later|Afterwards|Meanwhile|Together|Soon", re.A)
+_PARTICIPLE_START = re.compile(r"[A-Z][a-z]+(?:ing|ed)|Born|Known|Given|Made|Built|Written|Taken"
+                               r"|Today|Now|Here|Later|Afterwards|Meanwhile|Together|Soon"
+                               # sentence adverbs by name, not every ``-ly`` word (``Italy``, ``Emily`` are names)
+                               r"|Finally|Eventually|Originally|Initially|Formerly|Previously|Subsequently|Recently"
+                               r"|Currently|Shortly|Briefly|Early|Unusually|Notably|Reportedly|Traditionally", re.A)
 _MODIFIER = re.compile(r"\b(?:[Tt]he|[Aa]n?)\s+$")
 _POSSESSIVE = re.compile(r"['’]s$")
 _ADJECTIVE_ENDS = ("ian", "ish", "ese", "ean", "ic")  # Italian, British, Chinese, Korean, Icelandic

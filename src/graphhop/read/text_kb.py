@@ -146,9 +146,9 @@ def _spans(graph: Any, sentence: str) -> list[tuple[int, int, str]]:
             words = words[1:]
         if not words:
             continue
-        rest = " ".join(words)
-        start = z - len(rest)
-        rest = re.sub(r"['’]s?$", "", rest)  # ``Gideon Holloway's`` names Gideon Holloway
+        rest = " ".join(words)  # the mentions cut a possessive (``Gideon Holloway's``), the span still covers it
+        start = sentence.rfind(rest, a, z)
+        start = start if start >= 0 else z - len(rest)
         out.append((start, start + len(rest), graph.resolve(rest)))
     return out
 
