@@ -57,6 +57,18 @@ def walk_options(items: list[str]) -> dict[str, object]:
     return out
 
 
+def check_method(args: argparse.Namespace) -> None:
+    """``--method text-kg`` takes none of the walk reader's options: one line naming the first one given."""
+    if args.method != "text-kg":
+        return
+    given = [flag for flag, value in (("--grr", args.grr), ("--relation-matcher", args.relation_matcher),
+                                      ("--walk", args.walk), ("--bgr-model", args.bgr_model)) if value]
+    if given:
+        from graphhop.core import InputError
+
+        raise InputError(f"{given[0]} is an option of the walk reader (--method text); --method text-kg does not take it")
+
+
 def table_line(folder: str, method: str, table) -> str:
     """One markdown row: the rate overall, per type and per hops, seconds per question."""
     row = table.rows[0]
@@ -89,6 +101,7 @@ def main() -> None:
     from graphhop.pipeline.registry import build_pipeline
 
     walk = walk_options(args.walk)  # bad keys fail before any work
+    check_method(args)
     args.out.mkdir(parents=True, exist_ok=True)
     print("| set | method | n | right (all) | by type | by hops | s/question |")
     print("|---|---|---:|---:|---|---|---:|")

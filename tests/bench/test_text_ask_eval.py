@@ -23,3 +23,20 @@ def test_walk_options_parse_values_and_reject_unknown_keys_in_one_line() -> None
         bench.walk_options(["relation_scale"])
     with pytest.raises(InputError, match="not a walk reader option"):  # passed separately by the pipeline
         bench.walk_options(["relation_matcher=x"])
+
+
+@pytest.mark.parametrize("field, value, flag", [("grr", True, "--grr"), ("walk", ["depth=3"], "--walk"),
+                                               ("relation_matcher", Path("m"), "--relation-matcher"),
+                                               ("bgr_model", Path("m"), "--bgr-model")])
+def test_text_kg_rejects_the_walk_options_in_one_line(field: str, value: object, flag: str) -> None:
+    import argparse
+
+    from graphhop.core import InputError
+
+    args = argparse.Namespace(method="text-kg", grr=False, relation_matcher=None, walk=[], bgr_model=None)
+    bench.check_method(args)  # none given
+    setattr(args, field, value)
+    with pytest.raises(InputError, match=f"^{flag} is an option of the walk reader"):
+        bench.check_method(args)
+    args.method = "text"
+    bench.check_method(args)  # the walk reader takes it

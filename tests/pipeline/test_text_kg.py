@@ -56,3 +56,15 @@ def test_bad_input_is_one_line(films_pipe, tmp_path) -> None:
     facts = build_index(documents_from_facts([Fact("a", "r", "b")]), tmp_path / "f", dense=None, progress=False)
     with pytest.raises(InputError, match="runs over passages"):
         build_pipeline("text-kg", facts)
+
+
+def test_unknown_options_are_one_line_errors(films_index) -> None:
+    with pytest.raises(InputError, match="pipeline 'text-kg' does not take option 'relation_matcher'"):
+        build_pipeline("text-kg", films_index, relation_matcher="x")
+    assert build_pipeline("text-kg", films_index, k=20, hops=2, relation_matcher=None).hops == 2  # ``ask``'s options
+
+
+def test_help_says_experimental() -> None:
+    from graphhop.pipeline.registry import pipeline_spec
+
+    assert "Experimental, below the walk reader" in pipeline_spec("text-kg").help

@@ -14,6 +14,7 @@ import time
 from typing import Any, Optional, Sequence
 
 from graphhop.core import InputError, Stage
+from graphhop.pipeline.builtin import _options
 from graphhop.pipeline.registry import register
 
 __all__ = ["TextKGPipeline"]
@@ -97,12 +98,18 @@ def _edges(reader: Any, fact_ids: Sequence[str]) -> list[int]:
     return [first[f] for f in fact_ids if f in first]
 
 
+#: The options of ``text-kg`` (besides the ones every built-in pipeline takes), with their defaults.
+OPTIONS: dict[str, Any] = {"hops": 3, "beam": 10, "threshold": None, "weights": None}
+
+
 def _factory(index: Any, **options: Any) -> TextKGPipeline:
-    """``build_pipeline("text-kg", index, hops=3, beam=10, threshold=None, weights=None)``; other options are ignored."""
-    keep = {k: v for k, v in options.items() if k in ("hops", "beam", "threshold", "weights") and v is not None}
-    return TextKGPipeline(index, **keep)
+    """``build_pipeline("text-kg", index, hops=3, beam=10, threshold=None, weights=None)``; an option no built-in
+    pipeline takes is a one-line :class:`InputError`."""
+    opts = _options("text-kg", options, OPTIONS)
+    return TextKGPipeline(index, **{k: opts[k] for k in OPTIONS})
 
 
 register("text-kg", _factory, kinds=("passages",),
-         help="Passages read as triples (subject, words between, mention) with provenance, answered by kgqa; "
+         help="Experimental, below the walk reader (text) on every hand-written set (docs/RESULTS.md, issue 13): "
+              "passages read as triples (subject, words between, mention) with provenance, answered by kgqa; "
               "support = the passages of the facts used.")
