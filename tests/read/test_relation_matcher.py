@@ -72,3 +72,26 @@ def test_fit_map_pulls_a_word_to_its_relation_label():
     after = carve_scores(pairs, vec, weight)
     assert after["rank1"] == 1.0 and after["f1"] >= before["f1"]
 
+
+
+def test_a_card_without_threshold_is_one_line(tmp_path):
+    RelationMatcher(np.eye(4, dtype=np.float32), 0.5, None, {}).save(tmp_path / "m")
+    (tmp_path / "m" / "card.json").write_text('{"note": "no threshold"}', encoding="utf-8")
+    with pytest.raises(InputError, match="no numeric 'threshold'"):
+        RelationMatcher.load(None, tmp_path / "m")
+
+
+def test_a_shape_mismatched_encoder_delta_is_one_line(tmp_path):
+    import json
+
+    from graphhop.read.relation_matcher import tuned_encoder
+    from graphhop.train.relation_encoder import fresh_model
+
+    name = next(n for n, _ in fresh_model().named_parameters())
+    np.savez(tmp_path / "encoder.npz", **{name: np.zeros((3, 5), dtype=np.float32)})
+    with pytest.raises(InputError, match=f"parameter {name} has shape \\(3, 5\\)"):
+        tuned_encoder(tmp_path / "encoder.npz")
+    np.savez(tmp_path / "encoder.npz")  # no parameters changed: the bundled MiniLM, its own vector size
+    (tmp_path / "card.json").write_text(json.dumps({"threshold": 0.7}), encoding="utf-8")
+    m = RelationMatcher.load(None, tmp_path)
+    assert m.weight.shape == (384, 384) and m.threshold == 0.7

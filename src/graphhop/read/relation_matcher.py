@@ -47,12 +47,14 @@ class RelationMatcher:
         """A matcher from a folder written by :meth:`save`."""
         folder = Path(path)
         if (folder / "encoder.npz").is_file() and (folder / "card.json").is_file():
-            card = json.loads((folder / "card.json").read_text(encoding="utf-8"))
-            return cls(np.eye(384, dtype=np.float32), card["threshold"], tuned_encoder(folder / "encoder.npz"), card)
+            card = _card(folder)
+            tuned = tuned_encoder(folder / "encoder.npz")
+            size = tuned.get_embedding_dimension()
+            return cls(np.eye(size, dtype=np.float32), card["threshold"], tuned, card)
         if not (folder / "matcher.npz").is_file() or not (folder / "card.json").is_file():
             raise InputError(f"{folder}: not a text relation matcher (needs card.json and matcher.npz or encoder.npz; "
                              "`python -m graphhop.train.text_relation` or `graphhop.train.relation_encoder` writes one)")
-        card = json.loads((folder / "card.json").read_text(encoding="utf-8"))
+        card = _card(folder)
         with np.load(folder / "matcher.npz") as arrays:
             weight = arrays["weight"].astype(np.float32)
         return cls(weight, card["threshold"], encoder, card)
@@ -91,6 +93,14 @@ class RelationMatcher:
         return {(words[i], labels[j]) for i, j in zip(*np.nonzero(sims >= self.threshold))}
 
 
+def _card(folder: Path) -> dict[str, Any]:
+    """A matcher folder's ``card.json``; one without a numeric ``threshold`` is a one-line :class:`InputError`."""
+    card = json.loads((folder / "card.json").read_text(encoding="utf-8"))
+    if not isinstance(card, dict) or not isinstance(card.get("threshold"), (int, float)):
+        raise InputError(f"{folder / 'card.json'}: no numeric 'threshold' (not a card of a trained matcher)")
+    return card
+
+
 def tuned_encoder(delta: str | Path) -> Any:
     """A new copy of the bundled MiniLM with the parameters saved in ``delta`` (an ``encoder.npz`` of
     :mod:`graphhop.train.relation_encoder`) put in place; the process's shared encoder is never changed."""
@@ -106,6 +116,9 @@ def tuned_encoder(delta: str | Path) -> Any:
             raise InputError(f"{delta}: not a delta of the bundled MiniLM (unknown parameter {unknown[0]})")
         with torch.no_grad():
             for name in arrays.files:
+                if tuple(arrays[name].shape) != tuple(params[name].shape):
+                    raise InputError(f"{delta}: parameter {name} has shape {tuple(arrays[name].shape)}, the bundled "
+                                     f"MiniLM's has {tuple(params[name].shape)}")
                 params[name].copy_(torch.from_numpy(arrays[name].astype(np.float32)))
     return model.eval()
 
