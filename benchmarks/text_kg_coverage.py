@@ -16,13 +16,19 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from graphhop.kb.store import KGStore
+    from graphhop.pipeline.text_kg import TextKGPipeline
+    from graphhop.read.text_kb import TextKB
 
 
 #: Question types whose answer is no entity of the KB (yes/no, a count).
 _NOT_ENTITIES = ("boolean", "yes/no", "count")
 
 
-def reachable(store, starts: list[int], hops: int) -> set[int]:
+def reachable(store: KGStore, starts: list[int], hops: int) -> set[int]:
     """Entity ids within ``hops`` steps of ``starts`` over the store's edges, both directions."""
     import numpy as np
 
@@ -40,7 +46,8 @@ def reachable(store, starts: list[int], hops: int) -> set[int]:
     return seen
 
 
-def _gold_reached(kb, store, starts: list[int], gold: set[int], passages: list[str], hops: int) -> bool:
+def _gold_reached(kb: TextKB, store: KGStore, starts: list[int], gold: set[int], passages: list[str],
+                  hops: int) -> bool:
     """Whether a gold answer is within ``hops`` of a linked entity over the facts read in the gold passages alone."""
     from graphhop.kb.store import KGStore
 
@@ -54,7 +61,7 @@ def _gold_reached(kb, store, starts: list[int], gold: set[int], passages: list[s
     return bool(sub_gold & reachable(sub, sub_starts, hops))
 
 
-def coverage_rows(pipe, questions: list[dict], hops: int) -> list[dict]:
+def coverage_rows(pipe: TextKGPipeline, questions: list[dict[str, Any]], hops: int) -> list[dict[str, Any]]:
     """One dict of flags per question with a gold answer (module docstring)."""
     from graphhop.kb.names import fold_name
     from graphhop.metrics.qa import right_for_right_reason
@@ -79,6 +86,7 @@ def coverage_rows(pipe, questions: list[dict], hops: int) -> list[dict]:
 
 
 def main() -> None:
+    """Print the coverage row of each folder and write its questions' flags (module docstring)."""
     import json
 
     from text_ask_eval import suite_index

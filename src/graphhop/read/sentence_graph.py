@@ -15,9 +15,10 @@ from typing import Any, Sequence
 from graphhop.kb.names import fold_name, name_mentions, name_spans
 from graphhop.read.numbers import NUMBER as _NUMBER
 
-__all__ = ["Edge", "SentenceGraph", "noun_key", "question_words", "relation_keys", "word_key"]
+__all__ = ["Edge", "LIFE", "STOP", "SentenceGraph", "TOKEN", "find_name", "noun_key", "question_words", "relation_keys",
+           "word_key"]
 
-_STOP = set("""a an the of in on at to for by with and or is was are were be been being do does did has have had
+STOP = set("""a an the of in on at to for by with and or is was are were be been being do does did has have had
 what which who whom whose where when why how that this these those it its he she they his her their there as into than
 many much s also same one up out about after before over under then so not no yes any all some its
 earlier later first last older younger oldest youngest more most fewer less least higher lower larger smaller bigger
@@ -28,7 +29,7 @@ _IRREGULAR = {"born": "born", "birth": "born", "bore": "born", "won": "win", "wi
               "began": "begin", "begun": "begin", "made": "make", "held": "hold", "led": "lead", "taught": "teach",
               "built": "build", "came": "come", "went": "go", "gone": "go", "ran": "run", "took": "take",
               "taken": "take", "gave": "give", "given": "give", "known": "know", "knew": "know"}
-_TOKEN = re.compile(r"[A-Za-z0-9]+")
+TOKEN = re.compile(r"[A-Za-z0-9]+")
 _THE_NOUN = re.compile(r"\bthe ([a-z][a-z\-]+)(?=\s*[.,;])")
 #: ``the club`` / ``the painting``: a definite description not followed by a name or ``of`` (coreference candidates).
 _DESCRIPTION = re.compile(r"\b[Tt]he ([a-z][a-z\-]+)\b(?!\s+(?:of\b|[A-Z0-9]))")
@@ -74,12 +75,12 @@ def question_words(question: str, entities: Sequence[str] = ()) -> tuple[frozens
     word (``the country where``, ``the label that``) or a participle with ``by`` (``the school founded
     by``) names a bridge entity's type. A noun followed by ``of`` is a relation (``the capital of``,
     ``the director of``) even after ``what``."""
-    words = _TOKEN.findall(question.lower())
+    words = TOKEN.findall(question.lower())
     answer: set[str] = set()
     bridge: set[str] = set()
     for i, w in enumerate(words):
         nxt, nxt2 = (words[i + 1 : i + 3] + ["", ""])[:2]
-        if w in _STOP or nxt == "of":
+        if w in STOP or nxt == "of":
             continue
         if i > 0 and words[i - 1] in ("which", "what", "many"):
             answer.add(word_key(w))
@@ -91,8 +92,8 @@ def question_words(question: str, entities: Sequence[str] = ()) -> tuple[frozens
 
 def relation_keys(text: str, drop: Sequence[str] = ()) -> frozenset[str]:
     """Keys of the content words of ``text`` (no stop words, no words of the names in ``drop``)."""
-    dropped = {word_key(w) for n in drop for w in _TOKEN.findall(n)}
-    return frozenset(word_key(w) for w in _TOKEN.findall(text) if w.lower() not in _STOP and len(w) > 1) - dropped
+    dropped = {word_key(w) for n in drop for w in TOKEN.findall(n)}
+    return frozenset(word_key(w) for w in TOKEN.findall(text) if w.lower() not in STOP and len(w) > 1) - dropped
 
 
 @dataclass(frozen=True)
@@ -108,13 +109,16 @@ class Edge:
     label: str = ""  # the relation words as written (what the trained chain scorer reads)
 
 
-def _find(text: str, name: str) -> tuple[int, int] | None:
+def find_name(text: str, name: str) -> tuple[int, int] | None:
     """Char range of the first whole-word, case-insensitive mention of ``name`` in ``text``."""
-    words = _TOKEN.findall(name)
+    words = TOKEN.findall(name)
     if not words:
         return None
     m = re.search(r"(?<![\w])" + r"\W+".join(map(re.escape, words)) + r"(?![\w])", text, re.I)
     return (m.start(), m.end()) if m else None
+
+
+_STOP, _TOKEN, _find = STOP, TOKEN, find_name  # the old names, which read/walk.py and train/text_relation.py import
 
 
 class SentenceGraph:
@@ -175,7 +179,7 @@ class SentenceGraph:
         ids = list(self.titles.get(fold_name(entity), []))
         if self.search.bm25 is not None:
             for hit in self.search.bm25.search([entity], self.depth)[0]:
-                if hit.id not in ids and _find(self.index.docs[hit.id].text, entity):
+                if hit.id not in ids and find_name(self.index.docs[hit.id].text, entity):
                     ids.append(hit.id)
         return ids
 
@@ -198,13 +202,13 @@ class SentenceGraph:
             def swap(m: re.Match) -> str:
                 noun = word_key(m.group(1))
                 for name in reversed(named):
-                    if word_key(_TOKEN.findall(name)[-1]) == noun or noun in relation_keys(self.first_clause(name)):
+                    if word_key(TOKEN.findall(name)[-1]) == noun or noun in relation_keys(self.first_clause(name)):
                         return name
                 return m.group(0)
 
             resolved = _DESCRIPTION.sub(swap, sentence) if named else sentence
             out.append(resolved)
-            named += [n for a, z, n in name_spans(sentence) if fold_name(n) != title and _TOKEN.findall(n)]
+            named += [n for a, z, n in name_spans(sentence) if fold_name(n) != title and TOKEN.findall(n)]
         return out
 
     def first_clause(self, name: str) -> str:
@@ -226,7 +230,7 @@ class SentenceGraph:
         spans += [(m.start(1), m.end(1), m.group(1)) for m in _THE_NOUN.finditer(sentence)]
         if self.links.titled:
             for key in self.links.mentioned(sentence):
-                at = _find(sentence, key)
+                at = find_name(sentence, key)
                 if at and key in self.titles:
                     spans.append((at[0], at[1], sentence[at[0] : at[1]]))
         spans.sort(key=lambda s: (s[0], -(s[1] - s[0])))
@@ -238,7 +242,7 @@ class SentenceGraph:
 
     def _sentence_edges(self, entity: str, doc_id: str, sentence: str, own: bool) -> list[Edge]:
         """Edges of one sentence from ``entity`` (see the module docstring)."""
-        at = _find(sentence, entity)
+        at = find_name(sentence, entity)
         if at is None and not own:
             return []
         s0, s1 = at if at else (0, 0)
@@ -247,15 +251,15 @@ class SentenceGraph:
         for a, z, name in self.mentions(sentence):
             if a < s1 and s0 < z or not name or fold_name(name) in key or key in fold_name(name):
                 continue
-            tail = " ".join(_TOKEN.findall(sentence[max(z, s1) :])[: self.after])
+            tail = " ".join(TOKEN.findall(sentence[max(z, s1) :])[: self.after])
             between = sentence[s1:a] if a >= s1 else sentence[z:s0]
             between = _main_clause(between) if s1 == 0 and a >= s1 else between
-            words = relation_keys(f"{between} {tail}") | (_LIFE_WORDS if _LIFE.fullmatch(sentence[a - 1 : z + 1]) else frozenset()) \
+            words = relation_keys(f"{between} {tail}") | (_LIFE_WORDS if LIFE.fullmatch(sentence[a - 1 : z + 1]) else frozenset()) \
                 | (_LENGTH_WORDS if _LENGTH.match(sentence[z:]) else frozenset())
             out.append(Edge(entity, name, doc_id, sentence, words, label=_label(between, tail)))
         title = self.index.docs[doc_id].title
-        if at is not None and not own and title and _find(sentence, title) is None:
-            tail = " ".join(_TOKEN.findall(sentence[s1:])[: self.after])
+        if at is not None and not own and title and find_name(sentence, title) is None:
+            tail = " ".join(TOKEN.findall(sentence[s1:])[: self.after])
             head = _main_clause(sentence[:s0])
             out.append(Edge(entity, title, doc_id, sentence, relation_keys(f"{head} {tail}"), inverse=True,
                             label=_label(head, tail)))
@@ -287,7 +291,7 @@ _CLAUSE_END = re.compile(r"[,.;:()]|\b(?:whose|which|that|who|where|in|on|of|at|
 
 def _clause_after(sentence: str, name: str) -> str:
     """The words after ``name`` in ``sentence`` up to the clause's end (a comma after an apposition's start)."""
-    at = _find(sentence, name)
+    at = find_name(sentence, name)
     if not at:
         return ""
     rest = sentence[at[1] :].lstrip(" ,")
@@ -307,7 +311,7 @@ def _untitled(start: int, end: int, name: str) -> tuple[int, int, str]:
 
 
 #: ``Amos Teel (1790-1860) was ...``: a parenthesised year range after a name gives the years of birth and death.
-_LIFE = re.compile(r"\(\d{3,4}\s*[-–]\s*\d{3,4}\)")
+LIFE = re.compile(r"\((\d{3,4})\s*[-–]\s*(\d{3,4})\)")
 _LIFE_WORDS = frozenset({"born", "die"})
 #: ``7,412 metres``, ``(7,412 m)``, ``a 7,105-metre peak``: a number with a unit of length gives the words that ask for it.
 _LENGTH = re.compile(r"[\s-]*(?:metres?|meters?|m|kilometres?|kilometers?|km|feet|foot|ft|miles?)\b", re.I)
@@ -336,12 +340,12 @@ def _not_a_name(sentence: str, start: int, end: int) -> bool:
     """Whether the one-word capitalized span ``sentence[start:end]`` is a participle opening the sentence or an
     adjective between an article and a lower-case word (:data:`_PARTICIPLE_START`), not a name."""
     word = sentence[start:end]
-    after = _TOKEN.findall(sentence[end : end + 30])
+    after = TOKEN.findall(sentence[end : end + 30])
     if " " in word.strip() or not after or not after[0].islower() or after[0] in ("of", "and"):
         return False
     if start == 0 and _PARTICIPLE_START.fullmatch(word):  # ``Born in``, ``Having no``; not ``Reading is``, ``Kipling wrote``
-        return after[0] in _STOP and after[0] not in _AUXILIARY
-    return bool(_MODIFIER.search(sentence[:start])) and word.endswith(_ADJECTIVE_ENDS) and after[0] not in _STOP
+        return after[0] in STOP and after[0] not in _AUXILIARY
+    return bool(_MODIFIER.search(sentence[:start])) and word.endswith(_ADJECTIVE_ENDS) and after[0] not in STOP
 
 
 def _main_clause(prefix: str) -> str:
@@ -351,5 +355,5 @@ def _main_clause(prefix: str) -> str:
 
 def _label(between: str, tail: str) -> str:
     """An edge's relation words as written: the words between the mentions (the ones after when none)."""
-    words = _TOKEN.findall(between.lower())
-    return " ".join(words or _TOKEN.findall(tail.lower()))
+    words = TOKEN.findall(between.lower())
+    return " ".join(words or TOKEN.findall(tail.lower()))

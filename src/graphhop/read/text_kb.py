@@ -25,6 +25,7 @@ from typing import Any, Iterable, Sequence
 from graphhop.core import Fact
 from graphhop.kb.names import fold_name
 from graphhop.read.numbers import NUMBER
+from graphhop.read.sentence_graph import LIFE
 
 __all__ = ["TextFact", "TextKB", "relation_name", "sentence_facts"]
 
@@ -123,8 +124,6 @@ def _number_relation(sentence: str, start: int, end: int, name: str) -> str:
 
 #: A pronoun standing for the passage's subject: at the sentence's start, or after a leading clause (``Besides X, he``).
 _PRONOUN_SUBJECT = re.compile(r"^\s*(?:it|he|she|they|its|his|her|their)\b|,\s+(?:it|he|she|they)\b|^\s*[Tt]he\s+[a-z]+\b(?!\s+of\b)")
-#: A parenthesised year range right after the subject: its years of birth and death.
-_LIFE = re.compile(r"\s*\((\d{3,4})\s*[-–]\s*(\d{3,4})\)")
 #: After a number, a preposition and a description continue the relation before it (``in 1818 in the port of``).
 _AFTER_NUMBER = re.compile(r"^\s*(?:in|at|on|near|by|from)\s+(?:the|a|an)\s+[a-z][a-z\s]*\b(?:of|in|at)\s*$")
 _LOCATIVE = {"in", "at", "near", "on"}
@@ -188,7 +187,7 @@ def sentence_facts(graph: Any, title: str, doc_id: str, sentence: str) -> list[T
     ``graph`` is a :class:`~graphhop.read.sentence_graph.SentenceGraph` (its mentions and name resolution)."""
     subject, s_end, spans = _subject(title, sentence, _spans(graph, sentence))
     out: list[TextFact] = []
-    life = _LIFE.match(sentence, s_end)
+    life = LIFE.match(sentence, len(sentence) - len(sentence[s_end:].lstrip()))  # a year range right after the subject
     if life:  # ``Amos Teel (1790-1860) was ...``: the years of birth and death
         out += [TextFact(subject, "born year", life.group(1), doc_id, sentence),
                 TextFact(subject, "died year", life.group(2), doc_id, sentence)]

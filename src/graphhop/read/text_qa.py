@@ -451,14 +451,14 @@ def _counting(readings: Sequence[Reading], question: str) -> Reading | None:
     climbers ... took part``: eleven, not forty): most of the question's next three content words among the three
     words after the number, then the margin (``210,000 people live`` over ``seats 640 people`` for ``How many
     people live``); None when no number is written so."""
-    from graphhop.read.sentence_graph import _STOP, _TOKEN, _find, word_key
+    from graphhop.read.sentence_graph import STOP, TOKEN, find_name, word_key
 
-    words = _TOKEN.findall(question.lower())
-    counted = {word_key(w) for w in words[2:5] if w not in _STOP} if words[:2] == ["how", "many"] else set()
+    words = TOKEN.findall(question.lower())
+    counted = {word_key(w) for w in words[2:5] if w not in STOP} if words[:2] == ["how", "many"] else set()
     found = []
     for r in readings:
-        at = _find(r.sentence, r.text) if counted and r.sentence and is_number(r.text) else None
-        after = _TOKEN.findall(r.sentence[at[1]:].lower())[:3] if at else []
+        at = find_name(r.sentence, r.text) if counted and r.sentence and is_number(r.text) else None
+        after = TOKEN.findall(r.sentence[at[1]:].lower())[:3] if at else []
         met = len(counted & {word_key(w) for w in after})
         if met:
             found.append((met, r.margin, r))
