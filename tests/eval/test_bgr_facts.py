@@ -52,3 +52,9 @@ def test_restatements_count_twins_and_variants_of_the_gold():
     stats = restatements(facts, ["Liverpool FC is located in England and is the club of Glen Johnson.",
                                  "Steven Gerrard plays for the club Liverpool FC.", "Not in the DB."])
     assert stats == {"db": 5, "db_twins": 2, "gold": 2, "twin": 0.5, "variant": 0.5}
+
+
+def test_sentences_without_facts_are_no_twins():
+    facts = {"a.": frozenset(), "b.": frozenset(), "c.": frozenset({("x", "r", "y")}), "d.": frozenset({("x", "r", "y")})}
+    stats = restatements(facts, ["a.", "c."])
+    assert stats == {"db": 4, "db_twins": 2, "gold": 2, "twin": 0.5, "variant": 0.5}

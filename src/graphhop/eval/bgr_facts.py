@@ -76,8 +76,9 @@ def fact_measures(facts: dict[str, frozenset[Fact]]) -> list[Measure]:
 def restatements(facts: dict[str, frozenset[Fact]], gold_texts: Iterable[str]) -> dict[str, float]:
     """How often the DB (``facts``' sentences) restates a gold sentence: ``twin`` = share of the gold sentences
     whose exact fact set another DB sentence states too, ``variant`` = share of those with another DB
-    sentence stating at least one of their facts; ``db_twins`` = DB sentences sharing their fact set."""
-    by_set = Counter(facts.values())
+    sentence stating at least one of their facts; ``db_twins`` = DB sentences sharing their fact set. A sentence
+    with no facts is no twin of another (the empty set is no fact set); it still counts in ``db`` and ``gold``."""
+    by_set = Counter(fs for fs in facts.values() if fs)
     by_fact: dict[Fact, set[str]] = defaultdict(set)
     for text, fs in facts.items():
         for f in fs:
