@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import hashlib
 import random
 import re
 from pathlib import Path
@@ -64,10 +65,38 @@ def carve_row(store: KGStore, topic: int, steps: Sequence[tuple[int, bool]], tex
             "hops": len(steps), "gold_facts": chain}
 
 
-def score_heads(folders: list[Path], heads: list[str], save: Path | None = None) -> dict[str, dict[str, np.ndarray]]:
+def saved_key(weights: str | Path, n: int, seed: int) -> str:
+    """What a head's kept carve arrays are valid for: the head's resolved folder, the digest of its
+    ``head.npz`` (a retrained ``epoch_1`` is another head) and the carve's ``--n`` and ``--seed``."""
+    folder = Path(weights).resolve()
+    digest = hashlib.sha1((folder / "head.npz").read_bytes()).hexdigest()
+    return json.dumps({"weights": str(folder), "head_sha1": digest, "n": n, "seed": seed}, sort_keys=True)
+
+
+def read_kept(kept: Path, key: str) -> dict[str, np.ndarray] | None:
+    """The arrays kept in ``kept`` if they were written for ``key`` (:func:`saved_key`), else None."""
+    if not kept.is_file():
+        return None
+    with np.load(kept) as arrays:
+        if "key" not in arrays.files or str(arrays["key"]) != key:
+            return None
+        return {k: arrays[k] for k in arrays.files if k != "key"}
+
+
+def keep(kept: Path, key: str, arrays: dict[str, np.ndarray]) -> None:
+    """Write ``arrays`` with their ``key`` to ``kept`` atomically (a temp file beside it, then renamed)."""
+    from graphhop.io import atomic_file
+
+    with atomic_file(kept, "wb") as fh:
+        np.savez(fh, key=np.asarray(key), **arrays)
+
+
+def score_heads(folders: list[Path], heads: list[str], save: Path | None = None, n: int = 0,
+                seed: int = 0) -> dict[str, dict[str, np.ndarray]]:
     """Each head's end-to-end confidences and hits on the carve folders, and the threshold they choose
-    (printed one JSON line a head; with ``save`` the per-question arrays are kept there as ``HEAD.npz``, and
-    a head already kept there is read back, not rerun)."""
+    (printed one JSON line a head). With ``save`` the per-question arrays are kept there (one ``.npz`` per
+    head, named by its folder and keyed by :func:`saved_key`), and arrays kept for the same key are read
+    back, not rerun."""
     from graphhop.kgqa.epoch_heads import carve_confidences
     from graphhop.kgqa.scorer import PathScorer
     from graphhop.models.encoder import set_threads
@@ -75,32 +104,38 @@ def score_heads(folders: list[Path], heads: list[str], save: Path | None = None)
     set_threads(1)
     scores = {}
     for weights in heads:
-        kept = None if save is None else save / f"{Path(weights).name}.npz"
-        if kept is not None and kept.is_file():
-            with np.load(kept) as arrays:
-                s = scores[weights] = {k: arrays[k] for k in arrays.files}
-        else:
-            s = scores[weights] = carve_confidences(folders, weights)
+        key = saved_key(weights, n, seed)
+        name = f"{Path(weights).name}-{hashlib.sha1(key.encode()).hexdigest()[:12]}.npz"
+        kept = None if save is None else save / name
+        s = None if kept is None else read_kept(kept, key)
+        if s is None:
+            s = carve_confidences(folders, weights)
+            if kept is not None:
+                keep(kept, key, s)
+        scores[weights] = s
         p, h = s["probs"], s["hits"]
         own = float(PathScorer.load(weights).config.get("threshold", 0.0))
         tau = choose_threshold(p, h)
-        keep = p >= own
+        kept_mask = p >= own
         print(json.dumps({"weights": weights, "n": len(h), "right_no_threshold": int(h.sum()), "own_threshold": round(own, 4),
-                          "right_at_own": int((h & keep).sum()), "wrong_at_own": int((~h & keep).sum()),
+                          "right_at_own": int((h & kept_mask).sum()), "wrong_at_own": int((~h & kept_mask).sum()),
                           "chosen_threshold": round(tau, 4), "right_minus_wrong_at_chosen": int((h & (p >= tau)).sum() - (~h & (p >= tau)).sum())}),
               flush=True)
-        if kept is not None and not kept.is_file():
-            np.savez(kept, **s)
     return scores
 
 
 def heads_of(weights: list[str], epoch_dir: Path | None) -> list[str]:
-    """The ``--weights`` heads, then ``--epoch-dir``'s ``epoch_N`` folders in epoch order."""
+    """The ``--weights`` heads, then ``--epoch-dir``'s ``epoch_N`` heads in epoch order
+    (:func:`graphhop.kgqa.epoch_heads.epoch_heads`: other folders there, e.g. ``epoch_final``, are skipped)."""
+    from graphhop.kgqa.epoch_heads import epoch_heads
+
     if epoch_dir is None:
         return list(weights)
-    epochs = sorted(epoch_dir.glob("epoch_*"), key=lambda p: int(p.name.split("_")[1]))
+    if not epoch_dir.is_dir():
+        raise SystemExit(f"kgqa_schema_carve: --epoch-dir {epoch_dir}: not a folder")
+    epochs = epoch_heads(epoch_dir)
     if not epochs:
-        raise SystemExit(f"kgqa_schema_carve: {epoch_dir}: no epoch_N folders (train kgqa --epoch-dir writes them)")
+        raise SystemExit(f"kgqa_schema_carve: {epoch_dir}: no epoch_N heads (train kgqa --epoch-dir writes them)")
     return list(weights) + [str(p) for p in epochs]
 
 
@@ -117,7 +152,8 @@ def choose(scores: dict[str, dict[str, np.ndarray]], out: Path | None, carve: st
         print(f"wrote {out} (from {best})")
 
 
-def main() -> None:
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line, checked before anything is written or scored (usage errors: one line, exit 2)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--n", type=int, default=40, help="selection questions per schema")
@@ -125,11 +161,30 @@ def main() -> None:
     ap.add_argument("--weights", action="append", default=[], help="a KGQA scorer directory to score on the carve (repeatable)")
     ap.add_argument("--epoch-dir", type=Path, help="also score every DIR/epoch_N head (train kgqa --epoch-dir)")
     ap.add_argument("--choose", action="store_true", help="choose the head (epoch) and its threshold(s) on the carve")
-    ap.add_argument("--write", type=Path, help="with --choose: write the chosen head there, its carve threshold(s) in its config")
-    ap.add_argument("--save", type=Path, help="keep each head's per-question confidences there (.npz)")
-    args = ap.parse_args()
+    ap.add_argument("--write", type=Path, help="with --choose: write the chosen head there (a new folder), its carve threshold(s) in its config")
+    ap.add_argument("--save", type=Path, help="keep each head's per-question confidences in this folder (.npz)")
+    args = ap.parse_args(argv)
     if args.n < 1:
-        raise SystemExit(f"kgqa_schema_carve: --n must be at least 1 (got {args.n})")
+        ap.error(f"--n must be at least 1 (got {args.n})")
+    if not args.weights and args.epoch_dir is None and (args.choose or args.save is not None):
+        ap.error("--choose and --save need heads: give --weights DIR or --epoch-dir DIR")
+    if args.write is not None and not args.choose:
+        ap.error("--write needs --choose (it writes the head the carve chooses)")
+    if args.write is not None and (args.write.exists() or args.write.is_symlink()):
+        ap.error(f"--write {args.write}: already exists (give a new folder)")
+    if args.write is not None and not args.write.parent.is_dir():
+        ap.error(f"--write {args.write}: its parent folder does not exist")
+    if args.save is not None and args.save.exists() and not args.save.is_dir():
+        ap.error(f"--save {args.save}: is a file, not a folder")
+    try:
+        args.heads = heads_of(args.weights, args.epoch_dir)
+    except SystemExit as exc:
+        ap.error(str(exc).removeprefix("kgqa_schema_carve: "))
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse_args(argv)
     folders = []
     rng = random.Random(args.seed)
     for schema in SCHEMAS:
@@ -145,11 +200,10 @@ def main() -> None:
             row["id"] = f"{schema.name[:3]}{i:02d}"
         (folder / "questions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
         print(f"{folder}: {len(rows)} questions, {len(store.heads)} facts")
-    heads = heads_of(args.weights, args.epoch_dir)
     if args.save is not None:
         args.save.mkdir(parents=True, exist_ok=True)
-    if heads:
-        scores = score_heads(folders, heads, args.save)
+    if args.heads:
+        scores = score_heads(folders, args.heads, args.save, args.n, args.seed)
         if args.choose:
             choose(scores, args.write, f"benchmarks/kgqa_schema_carve.py --n {args.n} --seed {args.seed} (kgqa --hops 4)")
 

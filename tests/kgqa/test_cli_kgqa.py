@@ -68,6 +68,9 @@ def test_train_kgqa_names_each_bad_option(tmp_path: Path) -> None:
     for bad in (tmp_path / "a-file", tmp_path / "nowhere" / "epochs"):  # refused before the corpus is built
         res = runner.invoke(app, ["train", "kgqa", "--out", str(tmp_path / "out"), "--epoch-dir", str(bad)])
         assert res.exit_code != 0 and str(res.exception).startswith(f"--epoch-dir {bad}: not a folder")
+    for inside in (tmp_path / "out", tmp_path / "out" / "epochs"):  # the final head would be refused at the end
+        res = runner.invoke(app, ["train", "kgqa", "--out", str(tmp_path / "out"), "--epoch-dir", str(inside), "--overwrite"])
+        assert res.exit_code != 0 and str(res.exception).startswith(f"--epoch-dir {inside}: is --out")
     r = subprocess.run([sys.executable, "-c", "from graphhop.cli import main; main()", "train", "kgqa", "--out",
                         str(tmp_path / "out"), "--train-limit", "0"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and r.stderr.strip().splitlines() == [r.stderr.strip()] and "--train-limit" in r.stderr

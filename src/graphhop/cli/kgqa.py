@@ -160,8 +160,8 @@ def train_kgqa(
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing output directory."),
     threads: Optional[int] = typer.Option(None, "--threads", help="torch CPU threads."),
     cache: Optional[Path] = typer.Option(None, "--cache", help="Corpus cache file: read if present (same options), else written after the build."),
-    epoch_dir: Optional[Path] = typer.Option(None, "--epoch-dir", help="Also write every epoch's head to DIR/epoch_N "
-                                             "(to choose the epoch end to end: benchmarks/kgqa_schema_carve.py --choose)."),
+    epoch_dir: Optional[Path] = typer.Option(None, "--epoch-dir", help="Also write every epoch's head to DIR/epoch_N, a folder "
+                                             "outside --out, empty unless --overwrite (to choose the epoch end to end: benchmarks/kgqa_schema_carve.py --choose)."),
 ) -> None:
     """Train the KGQA relation-path scorer on the shared train parts (MetaQA: the fit half of dev)."""
     from graphhop.kgqa.train import train_scorer
@@ -172,8 +172,6 @@ def train_kgqa(
                                  ("--schemas", schemas, 0), ("--train-limit", train_limit, 1)):
         if value is not None and value < least:
             raise InputError(f"{option} must be at least {least} (got {value})")
-    if epoch_dir is not None and (epoch_dir.exists() and not epoch_dir.is_dir() or not epoch_dir.parent.is_dir()):
-        raise InputError(f"--epoch-dir {epoch_dir}: not a folder, or its parent folder does not exist")
     report = train_scorer(out, epochs=epochs, lr=lr, metaqa_limit=metaqa_limit, seed=seed, max_minutes=max_minutes,
                           root=data, overwrite=overwrite, synthetic=synthetic, hard=hard, schemas=schemas,
                           train_limit=train_limit, init=init, cache=cache, epoch_dir=epoch_dir)

@@ -13,6 +13,7 @@ selection KBs, the reported suites or dev.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -21,18 +22,65 @@ import numpy as np
 
 from graphhop.kgqa.thresholds import choose_threshold, hop_thresholds, net
 
-__all__ = ["epoch_saver", "carve_confidences", "choose_head", "write_chosen"]
+__all__ = ["check_outputs", "epoch_heads", "epoch_saver", "carve_confidences", "choose_head", "write_chosen"]
 
 
-def epoch_saver(folder: str | Path, corpus: Any, config: dict[str, Any]) -> Callable[[Any, int], None]:
+def epoch_heads(folder: str | Path) -> list[Path]:
+    """The ``epoch_N`` heads :func:`epoch_saver` wrote in ``folder``, in epoch order: folders named
+    ``epoch_<number>`` holding ``head.npz`` and a ``config.json`` whose ``epoch`` is that number
+    (anything else there, e.g. ``epoch_final`` or a user's folder, is not ours and is left alone)."""
+    out = []
+    for p in Path(folder).glob("epoch_*"):
+        m = re.fullmatch(r"epoch_(\d+)", p.name)
+        if not (m and p.is_dir() and (p / "head.npz").is_file() and (p / "config.json").is_file()):
+            continue
+        try:
+            epoch = json.loads((p / "config.json").read_text(encoding="utf-8")).get("epoch")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if epoch == int(m.group(1)):
+            out.append((epoch, p))
+    return [p for _, p in sorted(out)]
+
+
+def check_outputs(out: str | Path, epoch_dir: str | Path | None, overwrite: bool) -> None:
+    """Refuse, before any corpus is built or head trained, an existing ``out`` without ``overwrite``, and an
+    ``epoch_dir`` that is not a folder, lies in ``out`` (whose atomic replacement at the end would fail or
+    take the epochs with it) or, without ``overwrite``, is not empty (old epochs would mix with new ones)."""
+    from graphhop.core import InputError
+
+    out = Path(out)
+    if out.exists() and not overwrite:
+        raise InputError(f"{out}: already exists (use --overwrite to replace it)")
+    if epoch_dir is None:
+        return
+    epoch_dir = Path(epoch_dir)
+    where, final = epoch_dir.resolve(), out.resolve()
+    if where == final or final in where.parents:
+        raise InputError(f"--epoch-dir {epoch_dir}: is --out {out} or inside it; choose a folder outside it")
+    if epoch_dir.exists() and not epoch_dir.is_dir() or not epoch_dir.parent.is_dir():
+        raise InputError(f"--epoch-dir {epoch_dir}: not a folder, or its parent folder does not exist")
+    if epoch_dir.is_dir() and any(epoch_dir.iterdir()) and not overwrite:
+        raise InputError(f"--epoch-dir {epoch_dir}: not empty (use --overwrite to replace its epoch_N heads)")
+
+
+def epoch_saver(folder: str | Path, corpus: Any, config: dict[str, Any], overwrite: bool = False) -> Callable[[Any, int], None]:
     """An ``on_epoch(head, epoch)`` for :func:`graphhop.kgqa.train.fit` that writes the head of each epoch
     to ``folder/epoch_N`` (atomically) with ``config``, its selection top-1 path accuracy and the
-    single threshold the selection split picks for it."""
+    single threshold the selection split picks for it. A non-empty ``folder`` is refused unless
+    ``overwrite``; then the earlier run's heads (:func:`epoch_heads`) are removed, nothing else."""
     from graphhop.io import atomic_dir
     from graphhop.kgqa.scorer import PathScorer
     from graphhop.kgqa.train import selection_tops
 
     folder = Path(folder)
+    if folder.is_dir() and any(folder.iterdir()):
+        if not overwrite:
+            from graphhop.core import InputError
+
+            raise InputError(f"--epoch-dir {folder}: not empty (use --overwrite to replace its epoch_N heads)")
+        for old in epoch_heads(folder):
+            shutil.rmtree(old)
     folder.mkdir(parents=True, exist_ok=True)
     select = [i for i, e in enumerate(corpus.examples) if e.selection]
 
@@ -50,7 +98,8 @@ def epoch_saver(folder: str | Path, corpus: Any, config: dict[str, Any]) -> Call
 def carve_confidences(folders: Sequence[Path], weights: str | Path, hops: int = 4) -> dict[str, np.ndarray]:
     """The ``kgqa`` pipeline with the head in ``weights`` (``hops``, threshold 0) on every question of the
     carve ``folders`` (``kb.tsv`` + ``questions.jsonl``): per question the answer's confidence (-1: none),
-    whether the answer is gold, and the hop count of the scorer's best chain (0: none)."""
+    whether the answer is gold, and the hop count the pipeline judges that confidence by (the trace's
+    ``threshold_hops``: the path whose per-hop threshold applies; 0: none)."""
     from graphhop.evaluation import dataset_index
     from graphhop.pipeline.registry import build_pipeline
 
@@ -63,8 +112,7 @@ def carve_confidences(folders: Sequence[Path], weights: str | Path, hops: int = 
             res = pipe.ask(q["question"])
             probs.append(-1.0 if res.score is None else float(res.score))
             hits.append(res.answer.lower() in {a.lower() for a in q["answers"]})
-            paths = res.trace.get("paths") or [{}]
-            nhops.append(len(paths[0].get("relation_path") or ()))
+            nhops.append(int(res.trace.get("threshold_hops") or 0))
     return {"probs": np.asarray(probs), "hits": np.asarray(hits, dtype=bool), "hops": np.asarray(nhops, dtype=np.int64)}
 
 

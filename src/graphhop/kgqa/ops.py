@@ -64,11 +64,13 @@ def _finish(kgqa: Any, reading: Any, path: Any, answers: list[int], text: list[s
     """The result of a path: withheld ("no supported answer") when its probability (renormalized
     over ``among``, the paths the operation could use, when given; with ``pool``, that of every path
     reaching the same end entities) is under the threshold of ``scorer_path``'s hop count: the scorer's
-    own best path, whose probability a moved ``path`` (covered, typed, cut back) keeps (default ``path``)."""
+    own best path, whose probability a moved ``path`` (covered, typed, cut back) keeps (default ``path``).
+    The trace's ``threshold_hops`` is the hop count that threshold was chosen by."""
     prob = _prob(reading, path, among, pool)
-    threshold = kgqa.threshold_for(path if scorer_path is None else scorer_path)
+    judged = path if scorer_path is None else scorer_path
+    threshold = kgqa.threshold_for(judged)
     supported = prob >= threshold
-    trace = {**trace, "paths": [kgqa.describe(reading, p) for p in reading.paths[:5]]}
+    trace = {**trace, "paths": [kgqa.describe(reading, p) for p in reading.paths[:5]], "threshold_hops": len(getattr(judged, "steps", ()))}
     if not supported:
         trace["reason"] = f"no supported answer: best chain probability {prob:.3f} < threshold {threshold:.3f}"
         trace["best_guess"] = text[:10]

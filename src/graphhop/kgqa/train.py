@@ -461,11 +461,10 @@ def train_scorer(out: str | Path, epochs: int = 4, lr: float = 2e-3, metaqa_limi
     from graphhop.io import atomic_dir
     from graphhop.kgqa.scorer import PathScorer, make_head
 
-    out = Path(out)
-    if out.exists() and not overwrite:
-        from graphhop.core import InputError
+    from graphhop.kgqa.epoch_heads import check_outputs, epoch_saver
 
-        raise InputError(f"{out}: already exists (use --overwrite to replace it)")
+    out = Path(out)
+    check_outputs(out, epoch_dir, overwrite)  # before the corpus is built or a head trained
     start = PathScorer.load(init) if init is not None else None  # a bad --init fails before the corpus is built
     options = {"seed": seed, "metaqa_limit": metaqa_limit, "synthetic": synthetic, "typed": typed,
                "typed_extra": typed_extra, "hard": hard, "schemas": schemas, "train_limit": train_limit}
@@ -481,10 +480,8 @@ def train_scorer(out: str | Path, epochs: int = 4, lr: float = 2e-3, metaqa_limi
               "metaqa_limit": metaqa_limit, "synthetic": synthetic, "typed": typed, "typed_extra": typed_extra,
               "hard_negatives": hard, "schema_questions": schemas, "train_limit": train_limit,
               "init": None if init is None else Path(init).name, "seed": seed, "epochs": epochs, "lr": lr}
-    from graphhop.kgqa.epoch_heads import epoch_saver
-
     report = fit(head, corpus, epochs=epochs, lr=lr, seed=seed, max_minutes=max_minutes, progress=progress,
-                 keep_initial=start is not None, on_epoch=None if epoch_dir is None else epoch_saver(epoch_dir, corpus, config))
+                 keep_initial=start is not None, on_epoch=None if epoch_dir is None else epoch_saver(epoch_dir, corpus, config, overwrite))
     config = {**config, **{k: v for k, v in report.items() if k != "history"}}
     with atomic_dir(out, overwrite=overwrite, replace_if=("head.npz",)) as tmp:
         PathScorer(head, config).save(tmp)
