@@ -129,8 +129,9 @@ def _renamer(mapping: dict[str, str], relations: Sequence[str]) -> dict[str, str
         new = mapping.get(rel, rel)
         out[rel] = new if new not in taken else rel
         taken.add(out[rel])
-    if len(set(out.values())) != len(out):
-        raise ValueError(f"renaming merges relations: {out}")
+    merged = sorted({new for new in out.values() if list(out.values()).count(new) > 1})
+    if merged:
+        raise ValueError(f"renaming would merge relations into {', '.join(map(repr, merged))}")
     return out
 
 
@@ -167,11 +168,16 @@ def variant(triples: Sequence[Triple], questions: Sequence[dict[str, Any]], name
     return [fact(t) for t in triples], rows
 
 
-def write_variant(folder: Path, out: Path, name: str) -> Path:
-    """Write variant ``name`` of the KB folder ``folder`` (``kb.tsv`` + ``questions.jsonl``) to ``out/<kb>-<name>``."""
+def _read_kb(folder: Path) -> tuple[list[Triple], list[dict[str, Any]]]:
+    """The triples (``kb.tsv``) and questions (``questions.jsonl``) of a KB folder."""
     triples = [tuple(line.split("\t")) for line in (folder / "kb.tsv").read_text(encoding="utf-8").splitlines() if line.strip()]
     questions = [json.loads(line) for line in (folder / "questions.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
-    kb, rows = variant(triples, questions, name)
+    return triples, questions
+
+
+def write_variant(folder: Path, out: Path, name: str) -> Path:
+    """Write variant ``name`` of the KB folder ``folder`` (``kb.tsv`` + ``questions.jsonl``) to ``out/<kb>-<name>``."""
+    kb, rows = variant(*_read_kb(folder), name)
     target = out / f"{folder.name}-{name}"
     target.mkdir(parents=True, exist_ok=True)
     (target / "kb.tsv").write_text("".join("\t".join(t) + "\n" for t in kb), encoding="utf-8")
@@ -221,8 +227,36 @@ def table(results: dict[str, dict[str, list[dict[str, Any]]]], names: Sequence[s
     return "\n".join(lines)
 
 
+def _check_args(ap: argparse.ArgumentParser, args: argparse.Namespace, folders: Sequence[Path], names: Sequence[str]) -> None:
+    """One-line errors before the long run: ``--hops`` below 1, a ``--details`` file that cannot be written, a
+    variant that cannot be made of a KB (its renaming would merge two relations)."""
+    from graphhop.core import InputError
+    from graphhop.io import check_out_path
+
+    if args.hops < 1:
+        ap.error(f"--hops must be at least 1 (got {args.hops})")
+    if args.details:
+        try:
+            target = check_out_path(args.details)
+            if target.is_dir():
+                ap.error(f"--details {args.details}: is a directory, expected a file path")
+            tempfile.TemporaryFile(dir=target.parent).close()  # os.access says yes to root, even on /proc
+        except InputError as exc:
+            ap.error(f"--details {exc}")
+        except OSError as exc:
+            ap.error(f"--details {args.details}: cannot write beside it ({exc.strerror or exc})")
+    for folder in folders:
+        for name in names:
+            try:
+                variant(*_read_kb(folder), name)
+            except (OSError, ValueError) as exc:
+                ap.error(f"{folder.name}, variant {name}: {exc}")
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """The command line (see the module docstring)."""
+    from graphhop.io import atomic_write_text
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--hops", type=int, default=4)
     ap.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated, of: " + ", ".join(VARIANTS))
@@ -239,11 +273,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     folders = sorted(p for p in DATA.glob("kg_*") if (p / "kb.tsv").is_file() and (not wanted or p.name in wanted))
     if not folders:
         ap.error(f"no KB folders under {DATA} match {args.kbs!r}")
+    _check_args(ap, args, folders, names)
     with tempfile.TemporaryDirectory() as tmp:
         results = measure(folders, names, args.out or Path(tmp), args.hops)
     if args.details:
-        args.details.write_text("".join(json.dumps({"kb": kb, "variant": v, **r}, ensure_ascii=False) + "\n"
-                                        for kb, by in results.items() for v, rows in by.items() for r in rows), encoding="utf-8")
+        atomic_write_text(args.details, "".join(json.dumps({"kb": kb, "variant": v, **r}, ensure_ascii=False) + "\n"
+                                                for kb, by in results.items() for v, rows in by.items() for r in rows))
     if args.json:
         print(json.dumps({kb: {v: sum(r["right_reason"] for r in rows) for v, rows in by.items()} for kb, by in results.items()}))
     else:

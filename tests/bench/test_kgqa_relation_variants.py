@@ -48,3 +48,36 @@ def test_a_camel_case_kb_is_answered_as_the_original() -> None:
     assert len(original) == len(camel) >= 4
     assert [r["answer"] for r in camel] == [r["answer"] for r in original]
     assert [r["right_reason"] for r in camel] == [r["right_reason"] for r in original]
+
+
+def _fails_fast(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
+    """``main(argv)`` stops with a usage error (exit 2) before any question is answered; its one error line."""
+    with pytest.raises(SystemExit) as stop:
+        variants.main(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert "Traceback" not in "\n".join(err) and "KBs" not in "\n".join(err)
+    return err[-1]
+
+
+def test_bad_arguments_stop_at_start_with_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert "--hops must be at least 1 (got 0)" in _fails_fast(capsys, ["--hops", "0", "--kbs", "kg_space"])
+    (tmp_path / "file").write_text("x")
+    line = _fails_fast(capsys, ["--kbs", "kg_space", "--details", str(tmp_path / "file" / "details.jsonl")])
+    assert ": error: --details " in line and "is a file" in line
+    assert "is a directory" in _fails_fast(capsys, ["--kbs", "kg_space", "--details", str(tmp_path)])
+
+
+def test_a_renaming_that_would_merge_relations_is_a_one_line_error(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    kb = tmp_path / "kg_tiny"
+    kb.mkdir()
+    (kb / "kb.tsv").write_text("X\ta\tY\nY\tb\tZ\nZ\tc\tW\n", encoding="utf-8")
+    (kb / "questions.jsonl").write_text(json.dumps({"id": "t1", "question": "q?", "answers": ["Y"],
+                                                    "gold_facts": [["X", "a", "Y"]]}) + "\n", encoding="utf-8")
+    monkeypatch.setattr(variants, "DATA", tmp_path)
+    monkeypatch.setattr(variants, "WIKIDATA", {"a": "b", "b": "c"})  # a -> b, but b keeps its name: two b's
+    with pytest.raises(ValueError, match=r"^renaming would merge relations into 'b'$"):
+        variants.variant(*variants._read_kb(kb), "wikidata")
+    line = _fails_fast(capsys, ["--variants", "wikidata"])
+    assert line.split(": error: ", 1)[1] == "kg_tiny, variant wikidata: renaming would merge relations into 'b'"

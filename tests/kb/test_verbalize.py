@@ -42,3 +42,13 @@ def test_configurable_verbalization():
 def test_question_normalization_matches_facts():
     assert normalize_question("the sex of sylvia_brett 's mother ?") == "the sex of sylvia brett 's mother ?"
     assert normalize_question("films directed by [Joel Zwick]") == "films directed by Joel Zwick"
+
+
+def test_brackets_are_a_word_break_and_urns_read_by_their_last_segment() -> None:
+    """``x(y)z`` is three words, not ``xyz``; a plural marker stays on its word; ``urn:ex:bornIn`` is ``born in``."""
+    assert clean_relation("x(y)z") == "x y z"
+    assert clean_relation("work_period_(start)") == "work period start"
+    assert clean_relation("GDP(PPP)") == "GDP PPP"
+    assert clean_relation("page(s)") == clean_relation("`page(s)`").strip("`") == "pages"
+    assert clean_relation("`contributor(s)_to_the_work`") == "`contributors to the work`"
+    assert clean_relation("urn:ex:bornIn") == clean_relation("urn:isbn:sub:born_in") == "born in"

@@ -13,17 +13,21 @@ INVERSE_SUFFIX = "_inverse"
 _SPACES = re.compile(r"\s+")
 _ENTITY_SEP = re.compile(r"[_]+|(?<=\w)-(?=\w)")
 _RELATION_SEP = re.compile(r"[_./]+")
-#: an IRI (``http://dbpedia.org/ontology/birthPlace``, ``<...#bornIn>``) or a CURIE (``dbo:birthPlace``):
-#: its local name is the relation's name
+#: an IRI (``http://dbpedia.org/ontology/birthPlace``, ``<...#bornIn>``), a CURIE (``dbo:birthPlace``) or a
+#: URN (``urn:ex:bornIn``, any number of ``:`` segments): its local name (last segment) is the relation's name
 _IRI = re.compile(r"^<?[a-z][\w+.-]*://\S*?([^/#>]+)/?>?$", re.IGNORECASE)
-_CURIE = re.compile(r"^[a-z][\w.-]*:([a-z_]\w*)$", re.IGNORECASE)
+_CURIE = re.compile(r"^[a-z][\w.-]*(?::[\w.-]+)*:([a-z_]\w*)$", re.IGNORECASE)
 #: a camelCase / PascalCase word (``bornIn``, ``placeOfBirth``, ``AtLocation``): a lower-case run of 2+
 #: letters then a capital, or 2+ capitalized words; where its words are cut
 _CAMEL = re.compile(r"^(?:[a-z]{2,}[a-z0-9]*[A-Z][A-Za-z0-9]*|(?:[A-Z][a-z]+){2,})$")
 _CAMEL_CUT = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-#: punctuation inside a label (``editor-in-chief``, ``crew member(s)``) read as a word break / dropped
+#: punctuation inside a label read as a word break (``editor-in-chief``, ``work period (start)``,
+#: ``x(y)z`` -> ``x y z``; a bracket not between two word characters is dropped); only a plural marker right
+#: after a word is kept on it (``crew member(s)`` -> ``crew members``)
 _HYPHEN = re.compile(r"(?<=\w)-(?=\w)")
+_PLURAL = re.compile(r"(?<=[a-z])\((e?s)\)(?![^\W_])", re.IGNORECASE)
 _BRACKETS = re.compile(r"[()\[\]{}]")
+_BRACKETS_IN_WORD = re.compile(r"(?<=\w)[()\[\]{}]+(?=\w)")
 
 
 def clean_entity(name: str) -> str:
@@ -35,10 +39,10 @@ def clean_relation(name: str) -> str:
     """``place_of_birth`` -> ``place of birth``; Freebase ``__music__recording__tracks`` ->
     ``music recording tracks``. The ``_inverse`` suffix is kept off: see :meth:`Verbalizer.parts`.
     Names as other KBs write them read the same: an IRI or CURIE by its local name
-    (``http://dbpedia.org/ontology/birthPlace``, ``dbo:birthPlace`` -> ``birth place``), camelCase and
+    (``http://dbpedia.org/ontology/birthPlace``, ``dbo:birthPlace``, ``urn:ex:birthPlace`` -> ``birth place``), camelCase and
     PascalCase cut into lower-case words (``bornIn`` -> ``born in``, ``AtLocation`` -> ``at location``; only a
     name with no space or underscore, so ``GitHub_username`` stays), ``editor-in-chief`` ->
-    ``editor in chief``, ``crew member(s)`` -> ``crew members``."""
+    ``editor in chief``, brackets a word break (``x(y)z`` -> ``x y z``) but ``crew member(s)`` -> ``crew members``."""
     if name.endswith(INVERSE_SUFFIX):
         name = name[: -len(INVERSE_SUFFIX)]
     iri = _IRI.match(name) or _CURIE.match(name)
@@ -46,7 +50,7 @@ def clean_relation(name: str) -> str:
         name = iri.group(1)
     if not re.search(r"[\s_]", name):
         name = " ".join(_camel_words(w) for w in _RELATION_SEP.split(name))
-    name = _BRACKETS.sub("", _HYPHEN.sub(" ", name))
+    name = _BRACKETS.sub("", _BRACKETS_IN_WORD.sub(" ", _PLURAL.sub(r"\1", _HYPHEN.sub(" ", name))))
     return _SPACES.sub(" ", _RELATION_SEP.sub(" ", name)).strip()
 
 

@@ -1,0 +1,55 @@
+"""``clean_relation``'s readings of other KBs' names (camelCase, IRIs/CURIEs/URNs, hyphens, brackets) leave every
+relation name of the benchmark KBs and of the repository's hand KBs reading as before (docs/RESULTS.md, issue 12,
+"Session 7 (kgf12)"): no benchmark or selection answer can move through them."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from graphhop.datasets.kgqa import DATASETS, kb_path
+from graphhop.kb.loaders import iter_triples
+from graphhop.kb.verbalize import INVERSE_SUFFIX, clean_relation
+
+TESTS = Path(__file__).resolve().parents[1]
+
+
+def _before_session7(name: str) -> str:
+    """``clean_relation`` as it was up to f4b92be (the rule of sessions 1-6), frozen here as the reference."""
+    if name.endswith(INVERSE_SUFFIX):
+        name = name[: -len(INVERSE_SUFFIX)]
+    return re.sub(r"\s+", " ", re.sub(r"[_./]+", " ", name)).strip()
+
+
+def _changed(names: set[str]) -> list[str]:
+    return sorted(n for n in names if clean_relation(n) != _before_session7(n))
+
+
+def test_hand_kb_relation_names_read_as_before() -> None:
+    """Every ``tests/**/kb.tsv`` (selection KBs, reported suites, fixtures)."""
+    files = sorted(TESTS.rglob("kb.tsv"))
+    names = {f.relation for path in files for f in iter_triples(path)}
+    assert len(files) >= 10 and len(names) >= 100
+    assert _changed(names) == []
+
+
+@pytest.mark.data
+def test_benchmark_kb_relation_names_read_as_before(data_dir: Path) -> None:
+    """The shared KBs every ``eval-qa`` benchmark asks over (PQ, PQL, WC2014, MetaQA: ``DATASETS``' KB files)."""
+    kbs = sorted({kb_path(name, data_dir) for name in DATASETS})
+    names = {f.relation for path in kbs for f in iter_triples(path)}
+    assert len(kbs) == 6 and len(names) >= 400
+    assert _changed(names) == []
+
+
+@pytest.mark.data
+def test_kqapro_names_that_read_differently_carry_a_hyphen_or_a_bracket(data_dir: Path) -> None:
+    """KQA Pro's relation list (no KQA Pro KB is a benchmark): the names the new rules read differently are
+    backquoted labels with a hyphen or a bracket (``FIPS_10-4_(countries_and_regions)``), 72 of 1,101."""
+    names = set(json.loads((data_dir / "kqapro-sample" / "relation2index.json").read_text(encoding="utf-8")))
+    changed = _changed(names)
+    assert len(names) == 1101 and len(changed) == 72
+    assert all(re.search(r"\w-\w|[()]", n) for n in changed)
