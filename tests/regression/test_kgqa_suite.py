@@ -17,7 +17,11 @@ DOMAINS = sorted(p for p in HERE.glob("kg_*") if (p / "kb.tsv").is_file())
 #: answer typing by the asked noun (kg_companies 23/34 = 0.676, kg_football 21/34 = 0.618) less one
 #: question, so a regression fails the suite. Nothing was chosen on these suites.
 TARGET = 0.90
-FLOOR = {"kg_companies": 0.64, "kg_football": 0.58}
+#: Session 7 (lead): floors raised to the end-of-session-7 rates at ``--hops 4`` less one question (kg_companies
+#: 28/34, kg_football 22/34), and two domains added that an author wrote *blind* (read only the data format, never
+#: the code, never ran the system) and that no engineer saw before they were measured once on the final main of
+#: session 7: kg_restaurants 25/31, kg_elections 15/30 (camelCase relation names).
+FLOOR = {"kg_companies": 0.79, "kg_football": 0.61, "kg_restaurants": 0.77, "kg_elections": 0.46}
 
 
 @pytest.fixture(scope="module")
