@@ -28,12 +28,27 @@ def _changed(names: set[str]) -> list[str]:
     return sorted(n for n in names if clean_relation(n) != _before_session7(n))
 
 
+#: Hand KBs written with camelCase relation names *for* the new reading: the blind reported suite kg_elections
+#: (session 7), first measured on a main that already had it.
+CAMEL_KBS = {"kg_elections"}
+
+
 def test_hand_kb_relation_names_read_as_before() -> None:
-    """Every ``tests/**/kb.tsv`` (selection KBs, reported suites, fixtures)."""
-    files = sorted(TESTS.rglob("kb.tsv"))
+    """Every other ``tests/**/kb.tsv`` (selection KBs, reported suites, fixtures)."""
+    files = sorted(p for p in TESTS.rglob("kb.tsv") if p.parent.name not in CAMEL_KBS)
     names = {f.relation for path in files for f in iter_triples(path)}
     assert len(files) >= 10 and len(names) >= 100
     assert _changed(names) == []
+
+
+def test_camel_case_kbs_read_as_words() -> None:
+    """The camelCase KBs are what the change is for: every one of their names with a capital now reads as words."""
+    files = [p for p in TESTS.rglob("kb.tsv") if p.parent.name in CAMEL_KBS]
+    names = {f.relation for path in files for f in iter_triples(path)}
+    camel = {n for n in names if re.search(r"[a-z][A-Z]", n)}
+    assert files and len(camel) >= 10
+    assert set(_changed(names)) == camel
+    assert all(clean_relation(n).islower() and " " in clean_relation(n) for n in camel)
 
 
 @pytest.mark.data
