@@ -118,9 +118,6 @@ def find_name(text: str, name: str) -> tuple[int, int] | None:
     return (m.start(), m.end()) if m else None
 
 
-_STOP, _TOKEN, _find = STOP, TOKEN, find_name  # the old names, which read/walk.py and train/text_relation.py import
-
-
 class SentenceGraph:
     """Sentence edges of a passages index, built lazily per entity (module docstring).
 

@@ -48,7 +48,7 @@ import numpy as np
 
 from graphhop.kb.names import fold_name
 from graphhop.read.numbers import is_number
-from graphhop.read.sentence_graph import (_STOP, _SURFACE, _TOKEN, Edge, SentenceGraph, _clause_after, _find,
+from graphhop.read.sentence_graph import (STOP, TOKEN, _SURFACE, Edge, SentenceGraph, _clause_after, find_name,
                                           noun_key, question_words, relation_keys, word_key)
 from graphhop.read.text_qa import asks_list
 
@@ -259,8 +259,8 @@ class WalkReader:
         before it (``the town of X``)."""
         if not bridge_types:
             return frozenset()
-        at = _find(sentence, name) if sentence else None
-        before = " ".join(_TOKEN.findall(sentence[: at[0]])[-3:]) if at else ""
+        at = find_name(sentence, name) if sentence else None
+        before = " ".join(TOKEN.findall(sentence[: at[0]])[-3:]) if at else ""
         return bridge_types & relation_keys(f"{name} {before} {self.description(name, sentence)}")
 
     def read(self, question: str, query: str | None = None) -> tuple[list[Any], list[Any]]:
@@ -336,7 +336,7 @@ class WalkReader:
         from graphhop.read.facts import answer_type
 
         wanted = answer_type(question)
-        wanted_keys = frozenset(noun_key(w) for w in _TOKEN.findall(wanted or "") if word_key(w) in types)
+        wanted_keys = frozenset(noun_key(w) for w in TOKEN.findall(wanted or "") if word_key(w) in types)
         last = {s.entity: s.edges[-1].sentence for s in reversed(states)}
         parts = {t: self.description_parts(t, sentence) for t, sentence in last.items()}
         described = {t: " ".join(p[:2]).strip() for t, p in parts.items()}
@@ -374,7 +374,7 @@ class WalkReader:
         Sauvel``, ``the dramatist Ilse Varro``), which the text gives as what it is."""
         ids = self.graph.titles.get(fold_name(name), [])
         first = self.graph.sentences(ids[0])[0] if ids else ""
-        at = _find(sentence, name) if sentence else None
+        at = find_name(sentence, name) if sentence else None
         named = _NAMED_BEFORE.search(sentence[: at[0]]) if at else None
         return _clause_after(first, name), _clause_after(sentence, name), (named.group(1) or named.group(2)) if named else ""
 
@@ -388,8 +388,8 @@ def _names_type(name: str, description: str | Sequence[str], type_keys: frozense
         return False
     heads = []
     for text in (name, description) if isinstance(description, str) else (name, *description):
-        words = _TOKEN.findall(text.lower())
-        heads += [noun_key(w) for w, nxt in zip(words, words[1:] + [""]) if w not in _STOP and _is_head(nxt)]
+        words = TOKEN.findall(text.lower())
+        heads += [noun_key(w) for w, nxt in zip(words, words[1:] + [""]) if w not in STOP and _is_head(nxt)]
     return any(w == k or (w.endswith(k) and len(k) >= 4) for w in heads for k in type_keys)
 
 
@@ -401,7 +401,7 @@ _NAMED_BEFORE = re.compile(r"(?:\b(?:in|of|at|from|near|to|into)\s+(?:the|a|an)\
 
 def _is_head(next_word: str) -> bool:
     """Whether the word before ``next_word`` ends its noun phrase (a ``bridge builder`` is no bridge)."""
-    return not next_word or next_word in _STOP or next_word.endswith(("ed", "ing")) or is_number(next_word)
+    return not next_word or next_word in STOP or next_word.endswith(("ed", "ing")) or is_number(next_word)
 
 
 

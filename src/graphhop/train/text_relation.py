@@ -219,12 +219,12 @@ _SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 
 def _between(sentence: str, entity: str, answer: str, most: int = 12) -> str | None:
     """The words a walk edge reads between ``entity`` (or the sentence start) and ``answer``; None without it."""
-    from graphhop.read.sentence_graph import _find, _label
+    from graphhop.read.sentence_graph import _label, find_name
 
-    at_a = _find(sentence, answer)
+    at_a = find_name(sentence, answer)
     if at_a is None:
         return None
-    at_e = _find(sentence, entity)
+    at_e = find_name(sentence, entity)
     if at_e is not None and at_e[1] <= at_a[0]:
         words = sentence[at_e[1] : at_a[0]]
     elif at_e is not None and at_a[1] <= at_e[0]:
