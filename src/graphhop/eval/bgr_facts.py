@@ -52,14 +52,11 @@ def _graph_facts(graph: Any, facts: dict[str, frozenset[Fact]]) -> set[Fact]:
 
 def _fact_score(kind: str, facts: dict[str, frozenset[Fact]]):
     def score(preds: Sequence[Prediction], golds: Sequence[Gold]) -> list[float]:
-        out = []
-        for p, g in zip(preds, golds):
-            pred, gold = _graph_facts(p.graph, facts), _graph_facts(g.graph, facts)
-            hit = len(pred & gold)
-            prec = hit / len(pred) if pred else 0.0
-            rec = hit / len(gold) if gold else 0.0
-            out.append({"P": prec, "R": rec, "F1": 2 * prec * rec / (prec + rec) if hit else 0.0}[kind])
-        return out
+        from graphhop.metrics.graph import set_scores
+
+        field = {"P": "precision", "R": "recall", "F1": "f1"}[kind]
+        return [getattr(set_scores(_graph_facts(p.graph, facts), _graph_facts(g.graph, facts)), field)
+                for p, g in zip(preds, golds)]
 
     return score
 
