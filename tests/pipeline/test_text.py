@@ -36,9 +36,12 @@ DEMO_PASSAGES = HERE.parents[1] / "src" / "graphhop" / "demo" / "data" / "passag
 #: 0.250 -> 0.375 and universities 0.333 -> 0.458 (mentions, counts, length units): floors again one question less.
 #: Session 8 (lead): lighthouses, glassworks, volcanoes and printing written *blind* by two new authors, measured on
 #: main at c711c67 before anything was chosen on them: 4/25, 6/25, 4/22, 5/22; floors one question less.
+#: Session 8 (wlk13): soft word matches no longer depend on what the process read before (theatres read 14 or 16 of 28
+#: on main by the order of the sets), agent nouns read as their participle too, soft threshold .62: theatres .643,
+#: clubs .880, bridges .909, expeditions .333 (its expd02 was right only after other sets had been read).
 FLOORS = {"lighthouses": 0.12, "glassworks": 0.2, "volcanoes": 0.13, "printing": 0.18,
-          "expeditions": 0.33, "universities": 0.41, "films": 1.0, "europe": 1.0, "bridges": 0.86, "ships": 0.86, "railways": 0.85, "clubs": 0.84,
-          "paintings": 0.84, "observatories": 0.75, "theatres": 0.57}
+          "expeditions": 0.33, "universities": 0.41, "films": 1.0, "europe": 1.0, "bridges": 0.9, "ships": 0.86, "railways": 0.85, "clubs": 0.88,
+          "paintings": 0.84, "observatories": 0.75, "theatres": 0.64}
 
 
 def _sets() -> list[tuple[str, Path, Path]]:

@@ -208,7 +208,7 @@ def test_the_walk_covers_a_relation_word_its_matcher_matches_to_an_edge_label():
     helm = word_key("helmed")
     assert not reader.walk(["Night Ferry to Kestrin"], frozenset({helm}))  # no word of the text meets `helmed`
     reader.relations, reader.relation_cover = _Matcher(), True
-    best = reader.walk(["Night Ferry to Kestrin"], frozenset({helm}))[0]
+    best = reader.walk(["Night Ferry to Kestrin"], frozenset({helm}), asked={helm: "helmed"})[0]
     assert best.entity == "Mara Voss" and best.covered == {helm}
 
 
@@ -275,3 +275,48 @@ def test_a_middle_hop_passes_an_unnamed_entity_on_the_way_to_an_asked_bridge_typ
     assert all(s.path[0] != "h4" for s in walked)
     # no middle once the bridge type is met
     assert all(s.middled == 0 for s in reader.walk(["Merrin"], relations, bridge_types=province, middles=1))
+
+
+class _WordEncoder:
+    """A fixed vector per word (others orthogonal): ``founded`` ~ ``established``, ``founder`` far from both."""
+
+    NEAR = {"founded": 0, "established": 0, "taught": 1, "trained": 1}
+
+    def encode(self, texts, **_):
+        import numpy as np
+
+        out = np.zeros((len(texts), 16), dtype=np.float32)
+        for i, t in enumerate(texts):
+            out[i, self.NEAR.get(t, 2 + sum(map(ord, t)) % 14)] = 1.0
+        return out
+
+
+FOUNDED = [_Doc("o1", "Harnvik Observatory", "Harnvik Observatory was established in 1887 by Elena Marsk."),
+           _Doc("o2", "Corran Observatory", "Corran Observatory was founded in 1902 by Pavel Drury.")]
+
+
+def test_soft_matches_read_the_questions_own_word_not_what_was_read_before():
+    """The encoder reads each word as written where it stands: an earlier question or passage that wrote the same
+    key otherwise (``founded`` for ``found``) does not change what a later question matches."""
+    found, established = word_key("founder"), word_key("established")
+    fresh = WalkReader(_Search(FOUNDED), encoder=_WordEncoder(), matcher=False)
+    used = WalkReader(_Search(FOUNDED), encoder=_WordEncoder(), matcher=False)
+    used.read("Who founded Corran Observatory?")  # reads `founded` for the key `found` first
+    for reader in (fresh, used):
+        reader._asked = {found: "founding"}  # neither the noun nor the verb form
+        edges = reader.graph.edges("Harnvik Observatory")
+        assert (found, established) not in reader._soft_pairs(edges, frozenset({found}))
+        reader._asked = {found: "founded"}
+        assert (found, established) in reader._soft_pairs(edges, frozenset({found}))
+
+
+def test_an_agent_noun_is_also_read_as_its_verbs_participle():
+    reader = WalkReader(_Search(FOUNDED), encoder=_WordEncoder(), matcher=False)
+    found, established = word_key("founder"), word_key("established")
+    reader._asked = {found: "founder"}
+    assert reader._asked_forms(found) == ("founder", "founded")
+    assert (found, established) in reader._soft_pairs(reader.graph.edges("Harnvik Observatory"), frozenset({found}))
+    reader._asked = {word_key("winner"): "winner"}  # an irregular form is no agent noun of its key
+    assert reader._asked_forms(word_key("winner")) == ("winner",)
+    _, readings = reader.read("Who was the founder of Harnvik Observatory?")
+    assert "Elena Marsk" in {r.text for r in readings if r.margin > 0}  # `founder` met by `established`

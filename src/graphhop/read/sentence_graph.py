@@ -16,7 +16,7 @@ from graphhop.kb.names import fold_name, name_mentions, name_spans
 from graphhop.read.numbers import NUMBER as _NUMBER
 
 __all__ = ["Edge", "LIFE", "STOP", "SentenceGraph", "TOKEN", "find_name", "noun_key", "question_words", "relation_keys",
-           "word_key"]
+           "surface_words", "word_key"]
 
 STOP = set("""a an the of in on at to for by with and or is was are were be been being do does did has have had
 what which who whom whose where when why how that this these those it its he she they his her their there as into than
@@ -90,6 +90,15 @@ def question_words(question: str, entities: Sequence[str] = ()) -> tuple[frozens
     return keys - answer - bridge, keys & frozenset(answer), keys & frozenset(bridge) - answer
 
 
+def surface_words(text: str) -> dict[str, str]:
+    """Each word key of ``text`` with the word written for it first there (lower case): the word the encoder reads
+    for a key in that text (``teach``: ``teacher`` in one sentence, ``taught`` in another)."""
+    out: dict[str, str] = {}
+    for w in TOKEN.findall(text):
+        out.setdefault(word_key(w), w.lower())
+    return out
+
+
 def relation_keys(text: str, drop: Sequence[str] = ()) -> frozenset[str]:
     """Keys of the content words of ``text`` (no stop words, no words of the names in ``drop``)."""
     dropped = {word_key(w) for n in drop for w in TOKEN.findall(n)}
@@ -146,6 +155,7 @@ class SentenceGraph:
         self._surname = {w: next(iter(keys)) for w, keys in last.items() if len(keys) == 1 and w not in self.titles}
         self._edges: dict[str, list[Edge]] = {}
         self._sentences: dict[str, list[str]] = {}
+        self._surface: dict[str, dict[str, str]] = {}
 
     def resolve(self, name: str) -> str:
         """The index's title for ``name`` (``Salt Road`` -> ``The Salt Road``, ``Petrak`` -> ``Anselm Petrak``), else ``name``."""
@@ -261,6 +271,12 @@ class SentenceGraph:
             out.append(Edge(entity, title, doc_id, sentence, relation_keys(f"{head} {tail}"), inverse=True,
                             label=_label(head, tail)))
         return out
+
+    def surface(self, sentence: str) -> dict[str, str]:
+        """:func:`surface_words` of a sentence (cached)."""
+        if sentence not in self._surface:
+            self._surface[sentence] = surface_words(sentence)
+        return self._surface[sentence]
 
     def edges(self, entity: str) -> list[Edge]:
         """Every edge from ``entity`` (cached)."""

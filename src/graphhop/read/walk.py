@@ -48,8 +48,8 @@ import numpy as np
 
 from graphhop.kb.names import fold_name
 from graphhop.read.numbers import is_number
-from graphhop.read.sentence_graph import (STOP, TOKEN, _SURFACE, Edge, SentenceGraph, _clause_after, find_name,
-                                          noun_key, question_words, relation_keys, word_key)
+from graphhop.read.sentence_graph import (_IRREGULAR, STOP, TOKEN, Edge, SentenceGraph, _clause_after, find_name, noun_key,
+                                          question_words, relation_keys, surface_words, word_key)
 from graphhop.read.text_qa import asks_list
 
 __all__ = ["Edge", "SentenceGraph", "WalkReader", "WalkRetriever", "noun_key", "question_words", "relation_keys",
@@ -79,7 +79,7 @@ class WalkReader:
 
     def __init__(self, search: Any, encoder: Any = None, max_hops: int = 4, beam: int = 24, w_type: float = 0.5,
                  hop_penalty: float = 0.02, reuse_penalty: float = 0.15, threshold: float = 0.6,
-                 soft: float | None = 0.65, matcher: bool = True, w_match: float = 1.0,
+                 soft: float | None = 0.62, matcher: bool = True, w_match: float = 1.0,
                  match_temperature: float = 4.0, match_mode: str = "fallback", clear_gap: float | None = 0.05,
                  clear_type_weight: float = 2.0, relation_matcher: Any = None, relation_scale: float = 10.0,
                  type_hops: int = 1, climb_fit: float = 0.5, middle_hops: int = 1, type_head: str = "off") -> None:
@@ -122,18 +122,24 @@ class WalkReader:
         self.reuse_penalty = reuse_penalty
         self.threshold = threshold
         self.soft = soft if hasattr(self.encoder, "encode") else None
-        self._word_vecs: dict[str, Any] = {}
+        self._word_vecs: dict[str, Any] = {}  # surface word -> encoder vector
+        self._asked: dict[str, str] = {}  # relation word key -> the word the question being read wrote for it
         self.type_head = type_head if hasattr(self.encoder, "encode") else "off"  # graphhop.kgqa.type_head (typ12)
         self._head: Any = None
 
     def walk(self, entities: Sequence[str], relations: frozenset[str], answer_types: frozenset[str] = frozenset(),
-             bridge_types: frozenset[str] = frozenset(), climbs: int = 0, middles: int = 0) -> list[_State]:
+             bridge_types: frozenset[str] = frozenset(), climbs: int = 0, middles: int = 0,
+             asked: dict[str, str] | None = None) -> list[_State]:
         """Every state reached (beam ``beam`` per depth), best coverage first. A hop must cover a new
         relation word, leave a bridge that is of a bridge type noun, or carry a type noun in its words;
         covered = relation words met (in the edge's words, by an encoder-similar word, or naming what the
         entity reached is) + bridge type nouns of the bridges passed. Up to ``climbs`` hops of a chain may meet
         no question word when every relation word is met but the end is not named as the asked answer type
-        (:meth:`_owes`): ``In which country was X born?`` from the birthplace, a city, to the country it is in."""
+        (:meth:`_owes`): ``In which country was X born?`` from the birthplace, a city, to the country it is in.
+        ``asked``: the word written for each relation word (:func:`surface_words` of the question; what
+        :meth:`read` passes), read by the encoder for soft matches."""
+        if asked is not None:
+            self._asked = asked
         states = [_State(e, (), frozenset(), 0, self._typed(e, "", bridge_types)) for e in entities]
         seen_entities = {fold_name(e) for e in entities}
         types = answer_types | bridge_types
@@ -224,35 +230,49 @@ class WalkReader:
         if not relations:
             return set()
         out = self._matched(edges, relations)
-        if self.soft is None:
-            return out
-        return out | self._soft_pairs(edges, relations)
+        if self.soft is not None:
+            out |= self._soft_pairs(edges, relations)
+        return out
 
     def _matched(self, edges: Sequence[Edge], relations: frozenset[str]) -> set[tuple[str, str]]:
         """``(relation word, edge label)`` pairs of the text relation matcher (:mod:`graphhop.read.relation_matcher`)."""
         if self.relations is None or not self.relation_cover:
             return set()
         keys = sorted(relations)
-        pairs = self.relations.matches([_SURFACE.get(r, r) for r in keys], [e.label for e in edges])
-        surface = {_SURFACE.get(r, r): r for r in keys}
+        pairs = self.relations.matches([self._asked_surface(r) for r in keys], [e.label for e in edges])
+        surface = {self._asked_surface(r): r for r in keys}
         return {(surface[w], label) for w, label in pairs}
 
-    def _soft_pairs(self, edges: Sequence[Edge], relations: frozenset[str]) -> set[tuple[str, str]]:
-        """Word pairs at encoder cosine >= ``soft`` (see :meth:`_similar`)."""
-        import numpy as np
+    def _asked_surface(self, key: str) -> str:
+        """The word the question wrote for relation word ``key`` (set by :meth:`read`; the key itself otherwise)."""
+        return self._asked.get(key, key)
 
-        words = {w for e in edges for w in e.words} | set(relations)
-        missing = [w for w in words if w not in self._word_vecs]
-        if missing:
-            vecs = self.encoder.encode([_SURFACE.get(w, w) for w in missing], convert_to_numpy=True,
-                                       normalize_embeddings=True)
-            self._word_vecs.update(zip(missing, np.asarray(vecs, dtype=np.float32)))
-        others = sorted(words - relations)
-        if not others:
+    def _asked_forms(self, key: str) -> tuple[str, ...]:
+        """The words the encoder reads for relation word ``key``: the question's word and, for an agent noun the key
+        cut (``founder``, ``designer``), the verb's participle too (``founded``, ``designed``), which is how a
+        sentence states what the noun asks (``It was established in 1887 by``)."""
+        word = self._asked_surface(key)
+        agent = word != key and word.startswith(key) and word.endswith(("er", "or")) and word not in _IRREGULAR
+        return (word, f"{key}ed") if agent else (word,)
+
+    def _soft_pairs(self, edges: Sequence[Edge], relations: frozenset[str]) -> set[tuple[str, str]]:
+        """Word pairs at encoder cosine >= ``soft`` (see :meth:`_similar`). Each word is read as written where it
+        stands (the question's words for a relation word, :meth:`_asked_forms`; the sentence's for an edge word:
+        ``teacher`` and ``taught`` share a key), so a match never depends on what was read before."""
+        said: dict[str, set[str]] = {}
+        for e in edges:
+            for key in e.words - relations:
+                said.setdefault(key, set()).add(self.graph.surface(e.sentence).get(key, key))
+        if not said:
             return set()
-        sims = np.stack([self._word_vecs[r] for r in relations]) @ np.stack([self._word_vecs[w] for w in others]).T
-        rel = list(relations)
-        return {(rel[i], others[j]) for i, j in zip(*np.nonzero(sims >= self.soft))}
+        asked = [(r, w) for r in sorted(relations) for w in self._asked_forms(r)]
+        pairs = [(k, w) for k in sorted(said) for w in sorted(said[k])]
+        missing = sorted({w for _, w in asked + pairs} - self._word_vecs.keys())
+        if missing:
+            vecs = self.encoder.encode(missing, convert_to_numpy=True, normalize_embeddings=True)
+            self._word_vecs.update(zip(missing, np.asarray(vecs, dtype=np.float32)))
+        sims = np.stack([self._word_vecs[w] for _, w in asked]) @ np.stack([self._word_vecs[w] for _, w in pairs]).T
+        return {(asked[i][0], pairs[j][0]) for i, j in zip(*np.nonzero(sims >= self.soft))}
 
     def _typed(self, name: str, sentence: str, bridge_types: frozenset[str]) -> frozenset[str]:
         """The nouns of ``bridge_types`` that ``name`` is, by its name, its description or the three words
@@ -276,7 +296,8 @@ class WalkReader:
             return [], []
         # a claim's masked question (``query`` given: yes/no, counts) asks for the claim's own kind: no climbs
         states = self.walk(entities, relations, answer_types, bridge_types, *((self.type_hops, self.middle_hops)
-                                                                              if query is None else (0, 0)))
+                                                                              if query is None else (0, 0)),
+                           asked=surface_words(question))
         scores, fits = self._scores(question, states, np.zeros(len(states)), wanted, answer_types)
         if any(st.climbed for st in states):  # a climb only from an end that does not fit the asked type
             keep = [i for i, st in enumerate(states) if not st.climbed
