@@ -119,7 +119,7 @@ def test_answer_confidence_pools_the_paths_that_reach_the_same_entities() -> Non
     import numpy as np
 
     from graphhop.kgqa.link import Mention
-    from graphhop.kgqa.ops import _prob
+    from graphhop.kgqa.result import _prob
     from graphhop.kgqa.paths import RelPath
     from graphhop.kgqa.pipeline import KGQA, Reading
 

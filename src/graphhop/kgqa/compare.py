@@ -22,7 +22,8 @@ from typing import Any
 from graphhop.kgqa.link import Mention, tokens
 from graphhop.read.ops import comparison_direction, parse_number
 
-__all__ = ["split_choice", "split_comparative", "split_same", "names_entity", "resolve", "compare_sides", "same_value"]
+__all__ = ["split_choice", "split_comparative", "split_same", "read_options", "names_entity", "resolve", "compare_sides",
+           "same_value"]
 
 _FILLER = {"the", "a", "an", "s", "one"}
 _SEPARATORS = re.compile(r"\s(than|before|after)\s", re.I)
@@ -41,6 +42,52 @@ def split_choice(question: str) -> tuple[str, list[str]]:
     if split < 0:
         return "", [before.strip(), second]
     return before[:split].strip(), [before[split + 1 :].strip(), second]
+
+
+_ONE = re.compile(r"^((?:the|that|this)\s+)?one\b", re.I)
+_WHOSE = re.compile(r"^whose\s+([a-z]+)\s+(.+)$", re.I)
+_POSSESSIVE = re.compile(r"(?:'s|s')$", re.I)
+#: ``which airline is based in the bigger city``: (verb phrase ending in a preposition, comparative, noun) of a
+#: value held by a related entity (``which city has a larger population`` compares the cities themselves)
+_RELATED = re.compile(r"^(?:which|what)\s+[a-z]+\s+(.+?\s(?:in|at|on|for|into|from|of|by|near|with|to))"
+                      r"\s+(?:the|a)\s+([a-z]+)\s+([a-z]+)$", re.I)
+
+
+def read_options(prefix: str, options: list[str], noun: str | None) -> tuple[str, list[str], str | None, bool]:
+    """The options of a choice as sides :func:`resolve` can read: ``(prefix, sides, noun, by_owner)``.
+
+    * ``the one at X`` stands for the asked noun (``Which winemaker is younger: the one at X or the one at
+      Y?`` -> ``the winemaker at X``): the pronoun ``one`` is replaced by ``noun``;
+    * ``Whose founder was born later, A's or B's?`` compares the founders (sides ``A's founder``, prefix
+      ``which was born later``, noun ``founder``) and answers with their owner (``by_owner``: the
+      entity the option names, not the founder);
+    * ``Which airline is based in the bigger city, A or B?`` compares the cities (sides ``the city A is based
+      in``, prefix ``which is bigger``), answering with their owner too."""
+    whose = _WHOSE.match(prefix.strip())
+    if whose is not None:
+        owned = whose.group(1).lower()
+        sides = [f"{o}{'' if _POSSESSIVE.search(o) else chr(39) + 's'} {owned}" for o in options]
+        return f"which {whose.group(2)}", sides, owned, True
+    related = _RELATED.match(prefix.strip())
+    if related is not None and _COMPARATIVE.fullmatch(related.group(2)):
+        verb, comparative, held = related.group(1), related.group(2).lower(), related.group(3).lower()
+        return f"which is {comparative}", [f"the {held} {o} {verb}" for o in options], held, True
+    if noun is not None and any(_ONE.match(o) for o in options):
+        options = [_ONE.sub(lambda m: f"{m.group(1) or 'the '}{noun}", o) for o in options]
+        return _without_type(prefix), options, noun, False
+    return prefix, options, noun, False
+
+
+def _without_type(prefix: str) -> str:
+    """The prefix without the phrase naming the compared entities' type (``which winemaker is younger`` ->
+    ``which is younger``): the sides are already of that type, and the noun would lead the scorer back to
+    what describes them."""
+    from graphhop.kgqa.end_type import type_phrase
+
+    got = type_phrase(prefix)
+    if got is None or got.end <= got.start:
+        return prefix
+    return " ".join(got.tokens[: got.start] + got.tokens[got.end :])
 
 
 def split_comparative(question: str) -> tuple[str, str, str] | None:

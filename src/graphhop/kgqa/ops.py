@@ -16,7 +16,7 @@ probability of the path used), ``supported``, ``chains`` (KB edge chains: the su
 ``boolean``
     ``Was A founded after B?`` / ``Is A older than B?``: a comparison of the two sides (yes when the
     first wins); ``Do A and B play in the same league?``: whether both reach a common entity on
-    the same relation path; otherwise a *claim*: the last mention is the claimed value (a
+    the same relation path; otherwise a *claim* (:mod:`graphhop.kgqa.claims`): the last mention is the claimed value (a
     description such as ``the capital of Y`` is resolved to its entity first), removed from the
     question, and paths are scored from the topic. Only paths whose end entities have the claimed
     entity's type count (:func:`_typed_like`: a country claim is checked against a chain ending in
@@ -40,67 +40,16 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from graphhop.kb.verbalize import clean_relation
-from graphhop.kgqa.cover import (covering, cut_back, general, named_relations, rivals, subject_of_named_verb, walk,
-                                 walked_back)
-from graphhop.kgqa.compare import (compare_sides, names_entity, resolve, same_value, split_choice, split_comparative,
-                                   split_same)
+from graphhop.kgqa.claims import boolean_claim
+from graphhop.kgqa.cover import covering, cut_back, general, rivals, subject_of_named_verb, walk, walked_back
+from graphhop.kgqa.compare import (compare_sides, names_entity, read_options, resolve, same_value, split_choice,
+                                   split_comparative, split_same)
 from graphhop.kgqa.end_type import asked_noun, described_noun, retype, type_phrase
 from graphhop.kgqa.link import Mention, masked, tokens
-from graphhop.kgqa.pipeline import walks_back
-from graphhop.kgqa.scorer import type_relations
+from graphhop.kgqa.result import _finish, _none
 from graphhop.read.ops import parse_number, relation_sides
 
 __all__ = ["OPERATIONS", "run_query", "run_count", "run_boolean", "run_comparison", "run_relation"]
-
-
-def _none(reason: str, trace: dict | None = None) -> dict[str, Any]:
-    return {"answer": "", "answers": [], "score": 0.0, "supported": False, "chains": [],
-            "trace": {"reason": reason, **(trace or {})}}
-
-
-def _finish(kgqa: Any, reading: Any, path: Any, answers: list[int], text: list[str], chains: list[list[int]],
-            trace: dict, among: Sequence[Any] | None = None, pool: bool = False,
-            scorer_path: Any = None) -> dict[str, Any]:
-    """The result of a path: withheld ("no supported answer") when its probability (renormalized
-    over ``among``, the paths the operation could use, when given; with ``pool``, that of every path
-    reaching the same end entities) is under the threshold of ``scorer_path``'s hop count: the scorer's
-    own best path, whose probability a moved ``path`` (covered, typed, cut back) keeps (default ``path``).
-    The trace's ``threshold_hops`` is the hop count that threshold was chosen by."""
-    prob = _prob(reading, path, among, pool)
-    judged = path if scorer_path is None else scorer_path
-    threshold = kgqa.threshold_for(judged)
-    supported = prob >= threshold
-    trace = {**trace, "paths": [kgqa.describe(reading, p) for p in reading.paths[:5]], "threshold_hops": len(getattr(judged, "steps", ()))}
-    if not supported:
-        trace["reason"] = f"no supported answer: best chain probability {prob:.3f} < threshold {threshold:.3f}"
-        trace["best_guess"] = text[:10]
-        return {"answer": "", "answers": [], "score": prob, "supported": False, "chains": chains, "trace": trace}
-    return {"answer": text[0] if text else "", "answers": text, "score": prob, "supported": True, "chains": chains,
-            "trace": trace, "alternatives": _alternatives(kgqa, reading)}
-
-
-def _prob(reading: Any, path: Any, among: Sequence[Any] | None = None, pool: bool = False) -> float:
-    """The softmax probability of ``path`` among all of ``reading``'s paths, or among ``among``; with
-    ``pool``, summed over the paths that reach the same end entities as ``path`` (the confidence in an
-    answer rather than in one wording of its chain: on a loop, ``tracks > recording`` and
-    ``recording > tracks`` reach the same entity and split the probability)."""
-    p = float(reading.probs[reading.paths.index(path)])
-    if pool:
-        allowed = None if among is None else {id(q) for q in among}
-        p = sum(float(reading.probs[i]) for i, q in enumerate(reading.paths)
-                if q is path or ((allowed is None or id(q) in allowed) and np.array_equal(q.ends, path.ends)))
-    if among is None:
-        return p
-    total = sum(float(reading.probs[reading.paths.index(q)]) for q in among)
-    return p / total if total > 0 else 0.0
-
-
-def _alternatives(kgqa: Any, reading: Any, n: int = 3) -> list[list[int]]:
-    out: list[list[int]] = []
-    for p in reading.paths[1 : n + 1]:
-        first = kgqa.answers(p, reading.mention.entities)[:1]
-        out += kgqa.support(p, first, limit=8)
-    return out
 
 
 def run_query(kgqa: Any, question: str, mentions: Sequence[Mention], entities_only: bool = False,
@@ -275,7 +224,7 @@ def run_boolean(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict[s
         res = _boolean_same(kgqa, question, *same)
         if res is not None:
             return res
-    return _boolean_claim(kgqa, question, mentions)
+    return boolean_claim(kgqa, question, mentions)
 
 
 COMPARATIVES = frozenset("""earlier later before after older younger elder more less fewer bigger larger smaller higher
@@ -326,131 +275,20 @@ def _boolean_same(kgqa: Any, question: str, side_a: str, side_b: str, predicate:
                    {"sides": [side_a, side_b], "relation_path": res["relation_path"]})
 
 
-def _typed_like(kgqa: Any, paths: Sequence[Any], claimed: Sequence[int], tolerance: float = 0.8) -> list[Any]:
-    """Answer typing of a claim: the paths whose end entities look like the claimed ones, by the
-    Jaccard overlap of their signed-relation signatures (:func:`~graphhop.kgqa.scorer.type_relations`:
-    a country is the tail of ``located in`` and has a ``currency``, a city is the head of
-    ``located in``). The bar is ``tolerance`` times the best overlap among paths that do *not*
-    reach the claim (reaching it would make any path look alike), or any overlap when none of
-    those overlaps; all paths when no path overlaps at all."""
-    store = kgqa.store
-    claim_ids = set(claimed)
-    claim = set(type_relations(store, np.asarray(sorted(claim_ids), dtype=np.int64)))
-    sims = []
-    for p in paths:
-        sig = set(type_relations(store, p.ends))
-        sims.append(len(sig & claim) / max(1, len(sig | claim)))
-    best = max((sim for p, sim in zip(paths, sims) if not claim_ids & set(p.ends.tolist())), default=0.0)
-    kept = [p for p, sim in zip(paths, sims) if sim > 0 and sim >= tolerance * best]
-    return kept or list(paths)
-
-
-def _span_text(toks: list[str], topic: Mention, drop: tuple[int, int]) -> str:
-    """The question tokens with ``drop`` removed and the topic replaced by ``X``."""
-    out: list[str] = []
-    for i, w in enumerate(toks):
-        if drop[0] <= i < drop[1]:
-            continue
-        if i == topic.start:
-            out.append("X")
-        if topic.start <= i < topic.end:
-            continue
-        out.append(w)
-    return " ".join(out)
-
-
-def _claims(kgqa: Any, toks: list[str], mentions: Sequence[Mention]) -> list[tuple[Mention, tuple[int, int], set[int], list]]:
-    """Readings of a yes/no question as (topic, claim span, claimed entities, chains resolving the claim):
-    the last mention claimed (``the capital of Y`` resolved to its entity), or, for two bare
-    mentions, the first one claimed about the last (``Did A found B?`` read from B)."""
-    claim = mentions[-1]
-    start = claim.start
-    if start >= 3 and toks[start - 1] == "of" and toks[start - 3] == "the":
-        start -= 3
-    ids, chains = set(claim.entities), []
-    if start < claim.start:
-        desc = resolve(kgqa, " ".join(toks[start : claim.end]))
-        if desc is not None:
-            ids, chains = {desc["entity"]}, desc["chains"]
-    out = [(t, (start, claim.end), ids, chains) for t in mentions[:-1] if t.end <= start]
-    if start == claim.start and len(mentions) == 2:
-        first = mentions[0]
-        out.append((claim, (first.start, first.end), set(first.entities), []))
-    return out
-
-
-def _boolean_claim(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict[str, Any]:
-    """A claimed value checked from each reading of :func:`_claims`: ``yes`` when the best chain of the
-    claim's type (named relations first: :func:`covering`) reaches the claim in some reading (the
-    subject's first), with a probability over the threshold, without walking a relation straight back and
-    naming as many of the question's relations as any chain of the claim's type, with that chain alone as the
-    support; otherwise ``no``, with the chain that decides it: what the KB says about
-    the question's subject (``Paper Harbor published by Saltmarsh Books``, not the other side's facts)."""
-    if len(mentions) < 2:
-        return _none("a yes/no question needs a topic and a claimed value", {"answer_if_unsure": "no"})
-    toks = tokens(question.replace("[", " ").replace("]", " "))
-    options = []
-    for topic, span, claim_ids, claim_chains in _claims(kgqa, toks, mentions):
-        reading = kgqa.read(question, topic, text=_span_text(toks, topic, span))
-        if reading.best is None:
-            continue
-        typed = _typed_like(kgqa, reading.paths, sorted(claim_ids)) or reading.paths
-        moved, cover = covering(kgqa, reading, paths=typed)
-        best = moved.best if cover else typed[0]
-        hit = [e for e in kgqa.answers(best) if e in claim_ids][:1]
-        if walks_back(best.steps):
-            hit = []  # a chain that walks a relation straight back proves nothing about the claim
-        options.append({"prob": _prob(moved, best, typed), "reading": moved, "best": best, "scorer_best": typed[0],
-                        "claim": claim_ids,
-                        "chains": claim_chains, "typed": typed, "hit": hit, "cover": cover})
-    if not options:
-        return _none("no path from the question's entities")
-    _drop_shortcut_hits(kgqa, options)
-    hits = [o for o in options if o["hit"] and o["prob"] >= kgqa.threshold_for(o["scorer_best"])]  # a chain the scorer believes
-    subject_first = sorted(options, key=lambda o: (o["reading"].mention.start, -o["prob"]))
-    o = next((o for o in subject_first if o in hits), subject_first[0])
-    reading, best = o["reading"], o["best"]
-    names = kgqa.store.entities
-    trace: dict[str, Any] = {"claim": [names[e] for e in sorted(o["claim"])][:3], "topic": reading.mention.text,
-                             "claim_path": kgqa.describe(reading, best), **o["cover"]}
-    if hits:
-        return _finish(kgqa, reading, best, o["hit"], ["yes"], kgqa.support(best, o["hit"]) + o["chains"], trace,
-                       o["typed"], scorer_path=o["scorer_best"])
-    ans = kgqa.answers(best, reading.mention.entities)
-    trace["reason"] = "the best chain of the claim's type from the subject ends elsewhere"
-    return _finish(kgqa, reading, best, ans, ["no"], kgqa.support(best, ans[:3]) + o["chains"], trace, o["typed"],
-                   scorer_path=o["scorer_best"])
-
-
-def _drop_shortcut_hits(kgqa: Any, options: list[dict[str, Any]]) -> None:
-    """A hit whose chain names fewer of the question's relation words than some chain of the claim's type
-    names, in its own reading or another one, is no hit: a shortcut proves nothing about the claim ("Was the
-    composer of X born in Y?" is not proved, read from Y, by ``Y <- died in - composer`` when the subject's
-    reading has ``composed by -> born in``). Off when the pipeline's ``cover`` is 0."""
-    if float(getattr(kgqa, "cover", 0.0)) <= 0:
-        return
-    words = kgqa.relation_words
-    for o in options:
-        if o["hit"]:
-            asked, typed = named_relations(words, o["reading"].text)
-            named = asked + [w for w in typed if w not in asked]
-            most = max(words.covered(named, p.steps) for other in options for p in other["typed"])
-            if words.covered(named, o["best"].steps) < most:
-                o["hit"] = []
-
-
 def run_comparison(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict[str, Any]:
     """``..., A or B?``: the side whose value on the shared numeric path wins."""
     prefix, options = split_choice(question)
     noun = "person" if prefix.lower().startswith(("who ", "whom ")) else asked_noun(prefix)
-    sides = [resolve(kgqa, o, noun) for o in options]
+    prefix, texts, noun, by_owner = read_options(prefix, options, noun)
+    sides = [resolve(kgqa, o, noun) for o in texts]
     if len(options) != 2 or None in sides:
         return _none("fewer than two options name an entity of the KB", {"options": options})
     cmp = compare_sides(kgqa, question, sides, f"{prefix} X")
     if cmp is None:
         return _none("no relation path leads both options to a value", {"options": options})
-    winner = kgqa.store.entities[cmp["winner"]["side"]["entity"]]
-    return _two_sided(kgqa, cmp, [winner], {"options": options})
+    side = cmp["winner"]["side"]
+    winner = kgqa.store.entities[side["mention"].entities[0] if by_owner else side["entity"]]
+    return _two_sided(kgqa, cmp, [winner], {"options": options, **({"sides": texts} if texts != options else {})})
 
 
 def run_relation(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict[str, Any]:

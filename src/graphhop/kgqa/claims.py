@@ -1,0 +1,145 @@
+"""Yes/no questions of the ``kgqa`` pipeline read as a *claim*: ``Was X born in Y?``, ``Did A found B?``.
+
+The last mention is the claimed value (a description such as ``the capital of Y`` is resolved to its
+entity first), removed from the question, and paths are scored from the topic. Only paths whose end
+entities have the claimed entity's type count (:func:`_typed_like`: a country claim is checked against a
+chain ending in a country, not a city); ``yes`` when the best of them reaches the claim. ``Did A found B?``
+is also read from B with A claimed; the reading with the more probable chain is used. For ``no`` the
+support is the chain showing what the KB says instead (:func:`boolean_claim`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from graphhop.kgqa.compare import resolve
+from graphhop.kgqa.cover import covering, named_relations
+from graphhop.kgqa.link import Mention, tokens
+from graphhop.kgqa.pipeline import walks_back
+from graphhop.kgqa.result import _finish, _none, _prob
+from graphhop.kgqa.scorer import type_relations
+
+__all__ = ["boolean_claim"]
+
+
+def _typed_like(kgqa: Any, paths: Sequence[Any], claimed: Sequence[int], tolerance: float = 0.8) -> list[Any]:
+    """Answer typing of a claim: the paths whose end entities look like the claimed ones, by the
+    Jaccard overlap of their signed-relation signatures (:func:`~graphhop.kgqa.scorer.type_relations`:
+    a country is the tail of ``located in`` and has a ``currency``, a city is the head of
+    ``located in``). The bar is ``tolerance`` times the best overlap among paths that do *not*
+    reach the claim (reaching it would make any path look alike), or any overlap when none of
+    those overlaps; all paths when no path overlaps at all."""
+    store = kgqa.store
+    claim_ids = set(claimed)
+    claim = set(type_relations(store, np.asarray(sorted(claim_ids), dtype=np.int64)))
+    sims = []
+    for p in paths:
+        sig = set(type_relations(store, p.ends))
+        sims.append(len(sig & claim) / max(1, len(sig | claim)))
+    best = max((sim for p, sim in zip(paths, sims) if not claim_ids & set(p.ends.tolist())), default=0.0)
+    kept = [p for p, sim in zip(paths, sims) if sim > 0 and sim >= tolerance * best]
+    return kept or list(paths)
+
+
+def _span_text(toks: list[str], topic: Mention, drop: tuple[int, int]) -> str:
+    """The question tokens with ``drop`` removed and the topic replaced by ``X``."""
+    out: list[str] = []
+    for i, w in enumerate(toks):
+        if drop[0] <= i < drop[1]:
+            continue
+        if i == topic.start:
+            out.append("X")
+        if topic.start <= i < topic.end:
+            continue
+        out.append(w)
+    return " ".join(out)
+
+
+def _claims(kgqa: Any, toks: list[str], mentions: Sequence[Mention]) -> list[tuple[Mention, tuple[int, int], set[int], list]]:
+    """Readings of a yes/no question as (topic, claim span, claimed entities, chains resolving the claim):
+    the last mention claimed (``the capital of Y`` resolved to its entity), or, for two bare
+    mentions, the first one claimed about the last (``Did A found B?`` read from B)."""
+    claim = mentions[-1]
+    start = claim.start
+    if start >= 3 and toks[start - 1] == "of" and toks[start - 3] == "the":
+        start -= 3
+    ids, chains = set(claim.entities), []
+    if start < claim.start:
+        desc = resolve(kgqa, " ".join(toks[start : claim.end]))
+        if desc is not None:
+            ids, chains = {desc["entity"]}, desc["chains"]
+    out = [(t, (start, claim.end), ids, chains) for t in mentions[:-1] if t.end <= start]
+    if start == claim.start and len(mentions) == 2:
+        first = mentions[0]
+        out.append((claim, (first.start, first.end), set(first.entities), []))
+    return out
+
+
+def boolean_claim(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict[str, Any]:
+    """A claimed value checked from each reading of :func:`_claims`: ``yes`` when the best chain of the
+    claim's type (named relations first: :func:`covering`) reaches the claim in some reading (the
+    subject's first), with a probability over the threshold, without walking a relation straight back and
+    naming as many of the question's relations as any chain of the claim's type, with that chain alone as the
+    support; otherwise ``no``, with the chain that decides it: what the KB says about
+    the question's subject (``Paper Harbor published by Saltmarsh Books``, not the other side's facts)."""
+    if len(mentions) < 2:
+        return _none("a yes/no question needs a topic and a claimed value", {"answer_if_unsure": "no"})
+    toks = tokens(question.replace("[", " ").replace("]", " "))
+    options = []
+    for topic, span, claim_ids, claim_chains in _claims(kgqa, toks, mentions):
+        reading = kgqa.read(question, topic, text=_span_text(toks, topic, span))
+        if reading.best is None:
+            continue
+        typed = _typed_like(kgqa, reading.paths, sorted(claim_ids)) or reading.paths
+        moved, cover = covering(kgqa, reading, paths=typed)
+        best = moved.best if cover else typed[0]
+        hit = [e for e in kgqa.answers(best) if e in claim_ids][:1]
+        if walks_back(best.steps):
+            hit = []  # a chain that walks a relation straight back proves nothing about the claim
+        options.append({"prob": _prob(moved, best, typed), "reading": moved, "best": best, "scorer_best": typed[0],
+                        "claim": claim_ids,
+                        "chains": claim_chains, "typed": typed, "hit": hit, "cover": cover})
+    if not options:
+        return _none("no path from the question's entities")
+    _drop_shortcut_hits(kgqa, options)
+    hits = [o for o in options if o["hit"] and o["prob"] >= kgqa.threshold_for(o["scorer_best"])]  # a chain the scorer believes
+    subject_first = sorted(options, key=lambda o: (o["reading"].mention.start, -o["prob"]))
+    o = next((o for o in subject_first if o in hits), subject_first[0])
+    reading, best = o["reading"], o["best"]
+    shown = o.get("named", best)  # the chain shown; its probability is the best chain's (as in covering)
+    names = kgqa.store.entities
+    trace: dict[str, Any] = {"claim": [names[e] for e in sorted(o["claim"])][:3], "topic": reading.mention.text,
+                             "claim_path": kgqa.describe(reading, shown), **o["cover"]}
+    if shown is not best:
+        trace["shortcut_path"] = kgqa.describe(reading, best)["relation_path"]
+    if hits:
+        return _finish(kgqa, reading, best, o["hit"], ["yes"], kgqa.support(shown, o["hit"]) + o["chains"], trace,
+                       o["typed"], scorer_path=o["scorer_best"])
+    ans = kgqa.answers(shown, reading.mention.entities)
+    trace["reason"] = "the best chain of the claim's type from the subject ends elsewhere"
+    return _finish(kgqa, reading, best, ans, ["no"], kgqa.support(shown, ans[:3]) + o["chains"], trace, o["typed"],
+                   scorer_path=o["scorer_best"])
+
+
+def _drop_shortcut_hits(kgqa: Any, options: list[dict[str, Any]]) -> None:
+    """A chain that names fewer of the question's relation words than some chain of the claim's type
+    names, in its own reading or another one, decides nothing: a shortcut proves nothing about the claim ("Was the
+    composer of X born in Y?" is not proved, read from Y, by ``Y <- died in - composer`` when the subject's
+    reading has ``composed by -> born in``). In the reading from the question's subject (its first mention),
+    the chain becomes the first chain of the claim's type that names that many (``named``), when it has one: "Was X born in Y?" is then decided, and shown, by
+    ``born in -> located in``, not by the ``nationality`` shortcut. Off when the pipeline's ``cover`` is 0."""
+    if float(getattr(kgqa, "cover", 0.0)) <= 0:
+        return
+    words = kgqa.relation_words
+    subject = min(o["reading"].mention.start for o in options)
+    for o in options:
+        asked, typed = named_relations(words, o["reading"].text)
+        named = asked + [w for w in typed if w not in asked]
+        most = max(words.covered(named, p.steps) for other in options for p in other["typed"])
+        if words.covered(named, o["best"].steps) < most:
+            o["hit"] = []
+            alt = next((p for p in o["typed"] if words.covered(named, p.steps) == most and not walks_back(p.steps)), None)
+            if alt is not None and o["reading"].mention.start == subject:  # read from the subject only
+                o["named"], o["hit"] = alt, [e for e in kgqa.answers(alt) if e in o["claim"]][:1]

@@ -1,0 +1,73 @@
+"""Comparison options as a stranger words them (:func:`graphhop.kgqa.compare.read_options`): ``the one at X``,
+``whose N ..., A's or B's``, a value held by a related entity (``based in the bigger city``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphhop.cli.kgqa import support_triples
+from graphhop.kgqa.compare import read_options, split_choice
+
+
+def _read(question: str, noun: str | None) -> tuple[str, list[str], str | None, bool]:
+    prefix, options = split_choice(question)
+    return read_options(prefix, options, noun)
+
+
+def test_the_pronoun_one_stands_for_the_asked_noun() -> None:
+    prefix, sides, noun, by_owner = _read("Which brewer is younger: the one at Ashgate or the one at Morrow Hall?", "brewer")
+    assert sides == ["the brewer at Ashgate", "the brewer at Morrow Hall"] and not by_owner
+    assert prefix == "which is younger" and noun == "brewer"  # the sides are brewers: the noun would walk back
+
+
+def test_whose_compares_what_the_options_own_and_answers_with_the_owner() -> None:
+    assert _read("Whose captain is older, Tarn Rovers's or Eddow Town's?", None) == (
+        "which is older", ["Tarn Rovers's captain", "Eddow Town's captain"], "captain", True)
+    assert _read("Whose captain is older, Tarn Rovers or Eddow Town?", None)[1] == ["Tarn Rovers's captain",
+                                                                                   "Eddow Town's captain"]
+
+
+def test_a_value_of_a_related_entity_is_read_from_that_entity() -> None:
+    assert _read("Which club plays in the older stadium, Tarn Rovers or Eddow Town?", "club") == (
+        "which is older", ["the stadium Tarn Rovers plays in", "the stadium Eddow Town plays in"], "stadium", True)
+
+
+def test_options_named_plainly_are_left_alone() -> None:
+    for question, noun in (("Which city has a larger population, Ashgate or Morrow?", "city"),
+                           ("Who was born earlier, the founder of Ashgate or the founder of Morrow Hall?", "person"),
+                           ("Which has the bigger fleet, Ashgate or Morrow?", None)):
+        prefix, options = split_choice(question)
+        assert read_options(prefix, options, noun) == (prefix, options, noun, False)
+
+
+FACTS = [
+    ("Tarn Rovers", "head coach", "Ilsa Brom"), ("Eddow Town", "head coach", "Pavel Kord"),
+    ("Ilsa Brom", "birth year", "1971"), ("Pavel Kord", "birth year", "1983"),
+    ("Tarn Rovers", "founded", "1890"), ("Eddow Town", "founded", "1921"),
+    ("Tarn Rovers", "home ground", "Brom Park"), ("Eddow Town", "home ground", "Kettle Lane"),
+    ("Brom Park", "opened", "1902"), ("Kettle Lane", "opened", "1899"),
+    ("Brom Park", "capacity", "31000"), ("Kettle Lane", "capacity", "12000"),
+    ("Tarn Rovers", "based in", "Tarnwick"), ("Eddow Town", "based in", "Eddow"),
+]
+
+
+@pytest.fixture(scope="module")
+def kgqa(kgqa_of):
+    return kgqa_of(FACTS)
+
+
+def _triples(result) -> set[tuple[str, str, str]]:
+    return set(support_triples(result))
+
+
+def test_the_one_at_each_club_is_compared_by_birth_year(kgqa) -> None:
+    res = kgqa.ask("Which coach is older: the one at Tarn Rovers or the one at Eddow Town?")
+    assert res["qtype"] == "comparison" and res["answer"] == "Ilsa Brom"
+    assert res["trace"]["relation_path"] == ["birth year"]
+    assert {FACTS[0], FACTS[1], FACTS[2], FACTS[3]} <= _triples(res)
+
+
+def test_whose_coach_answers_with_the_club(kgqa) -> None:
+    res = kgqa.ask("Whose coach was born later, Tarn Rovers's or Eddow Town's?")
+    assert res["answer"] == "Eddow Town" and res["trace"]["relation_path"] == ["birth year"]
+    assert {FACTS[0], FACTS[1], FACTS[2], FACTS[3]} <= _triples(res)
