@@ -16,6 +16,13 @@ threshold the training rule (:func:`graphhop.kgqa.train.choose_threshold`: most 
 on these end-to-end confidences. With ``--epoch-dir`` (``train kgqa --epoch-dir``) every epoch's head is
 scored too, and ``--choose`` picks the epoch and the threshold(s) on the carve
 (:func:`graphhop.kgqa.epoch_heads.choose_head`), ``--write`` writes that head with them.
+
+With ``--kbs FOLDER ...`` the heads are scored and chosen on those hand-written KB folders instead of the
+carve (no carve is written): *right for the right reason* as ``eval-qa`` scores it, every question type
+(:func:`graphhop.kgqa.epoch_heads.kb_confidences`). Session 8 chooses on the blind selection KBs:
+
+    python benchmarks/kgqa_schema_carve.py --kbs tests/kgqa/data/kg_wine tests/kgqa/data/kg_airlines ... \
+        --weights DIR --epoch-dir EPOCHS --choose --write OUT --save KEPT
 """
 
 from __future__ import annotations
@@ -65,11 +72,16 @@ def carve_row(store: KGStore, topic: int, steps: Sequence[tuple[int, bool]], tex
             "hops": len(steps), "gold_facts": chain}
 
 
-def saved_key(weights: str | Path, n: int, seed: int) -> str:
+def saved_key(weights: str | Path, n: int, seed: int, kbs: Sequence[Path] = ()) -> str:
     """What a head's kept carve arrays are valid for: the head's resolved folder, the digest of its
-    ``head.npz`` (a retrained ``epoch_1`` is another head) and the carve's ``--n`` and ``--seed``."""
+    ``head.npz`` (a retrained ``epoch_1`` is another head) and the carve's ``--n`` and ``--seed`` (with
+    ``--kbs``: the KB folders and the digest of their files instead)."""
     folder = Path(weights).resolve()
     digest = hashlib.sha1((folder / "head.npz").read_bytes()).hexdigest()
+    if kbs:
+        files = hashlib.sha1(b"".join((Path(k) / f).read_bytes() for k in kbs for f in ("kb.tsv", "questions.jsonl")))
+        return json.dumps({"weights": str(folder), "head_sha1": digest, "kbs": [str(Path(k).resolve()) for k in kbs],
+                           "kbs_sha1": files.hexdigest()}, sort_keys=True)
     return json.dumps({"weights": str(folder), "head_sha1": digest, "n": n, "seed": seed}, sort_keys=True)
 
 
@@ -92,24 +104,26 @@ def keep(kept: Path, key: str, arrays: dict[str, np.ndarray]) -> None:
 
 
 def score_heads(folders: list[Path], heads: list[str], save: Path | None = None, n: int = 0,
-                seed: int = 0) -> dict[str, dict[str, np.ndarray]]:
+                seed: int = 0, kbs: bool = False) -> dict[str, dict[str, np.ndarray]]:
     """Each head's end-to-end confidences and hits on the carve folders, and the threshold they choose
     (printed one JSON line a head). With ``save`` the per-question arrays are kept there (one ``.npz`` per
     head, named by its folder and keyed by :func:`saved_key`), and arrays kept for the same key are read
-    back, not rerun."""
-    from graphhop.kgqa.epoch_heads import carve_confidences
+    back, not rerun. ``kbs``: ``folders`` are hand-written KBs, scored by right reason
+    (:func:`graphhop.kgqa.epoch_heads.kb_confidences`)."""
+    from graphhop.cli.kgqa import support_triples
+    from graphhop.kgqa.epoch_heads import carve_confidences, kb_confidences
     from graphhop.kgqa.scorer import PathScorer
     from graphhop.models.encoder import set_threads
 
     set_threads(1)
     scores = {}
     for weights in heads:
-        key = saved_key(weights, n, seed)
+        key = saved_key(weights, n, seed, folders if kbs else ())
         name = f"{Path(weights).name}-{hashlib.sha1(key.encode()).hexdigest()[:12]}.npz"
         kept = None if save is None else save / name
         s = None if kept is None else read_kept(kept, key)
         if s is None:
-            s = carve_confidences(folders, weights)
+            s = kb_confidences(folders, weights, support_triples) if kbs else carve_confidences(folders, weights)
             if kept is not None:
                 keep(kept, key, s)
         scores[weights] = s
@@ -155,7 +169,8 @@ def choose(scores: dict[str, dict[str, np.ndarray]], out: Path | None, carve: st
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The command line, checked before anything is written or scored (usage errors: one line, exit 2)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--out", type=Path, help="where the carve is written (required unless --kbs)")
+    ap.add_argument("--kbs", type=Path, nargs="+", help="score and choose on these hand-written KB folders instead of the carve")
     ap.add_argument("--n", type=int, default=40, help="selection questions per schema")
     ap.add_argument("--seed", type=int, default=99)
     ap.add_argument("--weights", action="append", default=[], help="a KGQA scorer directory to score on the carve (repeatable)")
@@ -164,6 +179,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--write", type=Path, help="with --choose: write the chosen head there (a new folder), its carve threshold(s) in its config")
     ap.add_argument("--save", type=Path, help="keep each head's per-question confidences in this folder (.npz)")
     args = ap.parse_args(argv)
+    if args.out is None and not args.kbs:
+        ap.error("give --out (where the carve is written) or --kbs FOLDER ...")
+    for kb in args.kbs or ():
+        if not ((kb / "kb.tsv").is_file() and (kb / "questions.jsonl").is_file()):
+            ap.error(f"--kbs {kb}: no kb.tsv and questions.jsonl there")
     if args.n < 1:
         ap.error(f"--n must be at least 1 (got {args.n})")
     if not args.weights and args.epoch_dir is None and (args.choose or args.save is not None):
@@ -185,6 +205,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
+    if args.save is not None:
+        args.save.mkdir(parents=True, exist_ok=True)
+    if args.kbs:
+        scores = score_heads(list(args.kbs), args.heads, args.save, kbs=True)
+        if args.choose:
+            choose(scores, args.write, "benchmarks/kgqa_schema_carve.py --kbs " + " ".join(k.name for k in args.kbs) + " (kgqa --hops 4, right reason)")
+        return
     folders = []
     rng = random.Random(args.seed)
     for schema in SCHEMAS:

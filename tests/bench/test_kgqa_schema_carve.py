@@ -76,3 +76,40 @@ def test_usage_errors_come_before_any_scoring(capsys, tmp_path):
     args = carve.parse_args([*out, "--epoch-dir", str(epochs), "--choose"])
     assert [Path(h).name for h in args.heads] == ["epoch_2", "epoch_10"]  # epoch_final skipped, epochs in order
     assert not (tmp_path / "carve").exists()
+
+
+def test_kbs_are_chosen_on_by_right_reason_and_kept_per_kb_set(monkeypatch, capsys, tmp_path):
+    """``--kbs``: no carve is written, bad folders are usage errors, each KB question scores right only with its
+    gold facts in the support (``eval-qa``'s right reason), and kept arrays are keyed by the KB files."""
+    from types import SimpleNamespace
+
+    import graphhop.evaluation
+    import graphhop.pipeline.registry
+
+    head = str(_head(tmp_path / "w"))
+    assert "give --out" in _usage_error(capsys, ["--weights", head])
+    assert "no kb.tsv" in _usage_error(capsys, ["--kbs", str(tmp_path), "--weights", head])
+    kb = tmp_path / "kg_toy"
+    kb.mkdir()
+    (kb / "kb.tsv").write_text("A\tmade from\tB\nB\tcolour\tred\n", encoding="utf-8")
+    rows = [{"id": "t1", "question": "What goes into A?", "answers": ["B"], "gold_facts": [["A", "made from", "B"]]},
+            {"id": "t2", "question": "What colour is B?", "answers": ["red"], "gold_facts": [["B", "colour", "red"]]}]
+    (kb / "questions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    args = carve.parse_args(["--kbs", str(kb), "--weights", head, "--choose"])
+    assert args.out is None and args.kbs == [kb]
+    fact = lambda *t: SimpleNamespace(g=SimpleNamespace(nodes=lambda data: [("q", {}), ("f", {"facts": [t]})]), root="q")  # noqa: E731
+    answers = {"What goes into A?": ("B", 0.9, fact("A", "made from", "B")),       # right, its gold fact in the support
+               "What colour is B?": ("red", 0.8, fact("A", "made from", "B"))}     # right answer, wrong reason
+    def ask(q):
+        answer, score, graph = answers[q]
+        return SimpleNamespace(answer=answer, answers=[answer], supported=True, score=score, support_graph=graph,
+                               trace={"threshold_hops": 1})
+    monkeypatch.setattr(graphhop.evaluation, "dataset_index", lambda *a, **k: None)
+    monkeypatch.setattr(graphhop.pipeline.registry, "build_pipeline", lambda *a, **k: SimpleNamespace(ask=ask))
+    save = tmp_path / "save"
+    save.mkdir()
+    got = carve.score_heads([kb], [head], save, kbs=True)[head]
+    assert got["hits"].tolist() == [True, False] and got["probs"].tolist() == [0.9, 0.8]
+    (kb / "questions.jsonl").write_text(json.dumps(rows[0]) + "\n", encoding="utf-8")  # other KB files: rescored
+    assert carve.score_heads([kb], [head], save, kbs=True)[head]["hits"].tolist() == [True]
+    assert len(list(save.iterdir())) == 2

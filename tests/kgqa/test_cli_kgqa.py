@@ -61,7 +61,7 @@ def test_train_kgqa_names_each_bad_option(tmp_path: Path) -> None:
 
     runner = CliRunner()
     for option, value in (("--train-limit", "0"), ("--epochs", "0"), ("--metaqa-limit", "0"), ("--synthetic", "-1"),
-                          ("--schemas", "-1")):
+                          ("--schemas", "-1"), ("--schema-variants", "-1")):
         res = runner.invoke(app, ["train", "kgqa", "--out", str(tmp_path / "out"), option, value])
         assert res.exit_code != 0 and str(res.exception) == f"{option} must be at least {0 if value == '-1' else 1} (got {value})"
     (tmp_path / "a-file").write_text("x")

@@ -154,6 +154,10 @@ def train_kgqa(
     train_limit: Optional[int] = typer.Option(None, "--train-limit", help="At most N questions of each PQ/PQL/WC train set, spread evenly."),
     init: Optional[Path] = typer.Option(None, "--init", help="Fine-tune this scorer directory (e.g. the shipped weights) instead of a fresh head."),
     hard: bool = typer.Option(False, "--hard/--no-hard", help="Hard negatives: one relation off the gold path, shortcuts, named relations (off: the shipped head's recipe)."),
+    lures: bool = typer.Option(False, "--lures/--no-lures", help="With --hard: keep each question's lures as negatives (the gold chain "
+                               "cut one hop short; walked one hop further along a relation the question's words name)."),
+    schema_variants: int = typer.Option(0, "--schema-variants", help="Questions per schema variant (kgqa/schema_variants.py: Wikidata-style "
+                                        "labels, relations stored the other way round, lure relations; 0: none)."),
     seed: int = typer.Option(0, "--seed"),
     max_minutes: Optional[float] = typer.Option(None, "--max-minutes", help="Stop after this many minutes (best epoch kept)."),
     data: Optional[Path] = typer.Option(None, "--data", help="Data root (default: $GRAPHHOP_DATA)."),
@@ -169,10 +173,11 @@ def train_kgqa(
 
     set_threads(threads)
     for option, value, least in (("--epochs", epochs, 1), ("--metaqa-limit", metaqa_limit, 1), ("--synthetic", synthetic, 0),
-                                 ("--schemas", schemas, 0), ("--train-limit", train_limit, 1)):
+                                 ("--schemas", schemas, 0), ("--schema-variants", schema_variants, 0), ("--train-limit", train_limit, 1)):
         if value is not None and value < least:
             raise InputError(f"{option} must be at least {least} (got {value})")
     report = train_scorer(out, epochs=epochs, lr=lr, metaqa_limit=metaqa_limit, seed=seed, max_minutes=max_minutes,
                           root=data, overwrite=overwrite, synthetic=synthetic, hard=hard, schemas=schemas,
-                          train_limit=train_limit, init=init, cache=cache, epoch_dir=epoch_dir)
+                          train_limit=train_limit, init=init, cache=cache, epoch_dir=epoch_dir, lures=lures,
+                          schema_variants=schema_variants)
     typer.echo(json.dumps({k: v for k, v in report.items() if k != "history"}, indent=2))

@@ -22,7 +22,7 @@ import numpy as np
 
 from graphhop.kgqa.thresholds import choose_threshold, hop_thresholds, net
 
-__all__ = ["check_outputs", "epoch_heads", "epoch_saver", "carve_confidences", "choose_head", "write_chosen"]
+__all__ = ["check_outputs", "epoch_heads", "epoch_saver", "carve_confidences", "kb_confidences", "choose_head", "write_chosen"]
 
 
 def epoch_heads(folder: str | Path) -> list[Path]:
@@ -112,6 +112,31 @@ def carve_confidences(folders: Sequence[Path], weights: str | Path, hops: int = 
             res = pipe.ask(q["question"])
             probs.append(-1.0 if res.score is None else float(res.score))
             hits.append(res.answer.lower() in {a.lower() for a in q["answers"]})
+            nhops.append(int(res.trace.get("threshold_hops") or 0))
+    return {"probs": np.asarray(probs), "hits": np.asarray(hits, dtype=bool), "hops": np.asarray(nhops, dtype=np.int64)}
+
+
+def kb_confidences(folders: Sequence[Path], weights: str | Path, triples_of: Callable[[dict[str, Any]], list],
+                   hops: int = 4) -> dict[str, np.ndarray]:
+    """As :func:`carve_confidences`, on hand-written KB folders (``eval-qa`` suites: ``kb.tsv`` +
+    ``questions.jsonl``, every question type): ``hits`` is *right for the right reason* as ``eval-qa`` scores it
+    (:func:`graphhop.kgqa.evaluate.score_example`; ``triples_of`` reads a result's support triples), so a
+    threshold chosen on these confidences is chosen end to end on the measure the gate counts."""
+    from graphhop.evaluation import dataset_index
+    from graphhop.kgqa.evaluate import load_regression, score_example
+    from graphhop.pipeline.registry import build_pipeline
+
+    probs, hits, nhops = [], [], []
+    for folder in folders:
+        kb, examples = load_regression(folder)
+        pipe = build_pipeline("kgqa", dataset_index(kb, dense=None, progress=False), hops=hops, weights=str(weights),
+                              threshold=0.0)
+        for ex in examples:
+            res = pipe.ask(ex.question)
+            result = {"answer": res.answer, "answers": res.answers, "supported": res.supported,
+                      "support_graph": res.support_graph}
+            probs.append(-1.0 if res.score is None or not res.answer else float(res.score))
+            hits.append(bool(score_example(ex, result, triples_of(result))["right_reason"]))
             nhops.append(int(res.trace.get("threshold_hops") or 0))
     return {"probs": np.asarray(probs), "hits": np.asarray(hits, dtype=bool), "hops": np.asarray(nhops, dtype=np.int64)}
 

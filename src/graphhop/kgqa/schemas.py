@@ -55,12 +55,24 @@ class Rel:
 @dataclass(frozen=True)
 class Schema:
     """A domain: entity types with how many of each, and relations; ``shortcuts`` maps a one-hop
-    relation name to the two relation names whose chain it (mostly) equals."""
+    relation name to the two relation names whose chain it (mostly) equals; ``stored`` maps a relation
+    name to the name the KB stores it by and whether it is stored the other way round (tail -> head):
+    the questions still read the relation by its own wordings (:mod:`graphhop.kgqa.schema_variants`)."""
 
     name: str
     types: dict[str, int]
     rels: tuple[Rel, ...]
     shortcuts: dict[str, tuple[str, str]] = field(default_factory=dict)
+    stored: dict[str, tuple[str, bool]] = field(default_factory=dict)
+
+    def reading(self, store: KGStore, rel: int, fwd: bool) -> tuple[Rel, bool]:
+        """The schema relation a signed step of its KB ``store`` walks, and whether it walks it forward."""
+        name = store.relations[rel]
+        for r in self.rels:
+            kb_name, flipped = self.stored.get(r.name, (r.name, False))
+            if kb_name == name:
+                return r, fwd != flipped
+        raise KeyError(name)
 
 
 def _geo(located: str, currency: str, language: str, capital: str, population: str) -> tuple[Rel, ...]:
@@ -207,7 +219,13 @@ def schema_store(schema: Schema, seed: int = 0) -> KGStore:
         for h in names[rel.head]:
             chain = [t2 for t1 in facts.get((h, r1), []) for t2 in facts.get((t1, r2), [])]
             facts[(h, short)] = chain[:1] if chain and rng.random() < 0.8 else [rng.choice(names[rel.tail])]
-    return KGStore.from_facts(Fact(h, r, t) for (h, r), ts in facts.items() for t in ts)
+    return KGStore.from_facts(_fact(schema, h, r, t) for (h, r), ts in facts.items() for t in ts)
+
+
+def _fact(schema: Schema, head: str, rel: str, tail: str) -> Fact:
+    """The fact as the schema's KB stores it (:attr:`Schema.stored`: renamed, maybe the other way round)."""
+    name, flipped = schema.stored.get(rel, (rel, False))
+    return Fact(tail, name, head) if flipped else Fact(head, name, tail)
 
 
 def random_path(store: KGStore, topic: int, hops: int, rng: random.Random, sample: int = 50,
@@ -239,11 +257,17 @@ def schema_question(schema: Schema, store: KGStore, rng: random.Random, hops: in
     """``(topic, signed steps, masked question)`` over a random ``hops``-step path of ``store`` (a
     :func:`schema_store` KB of ``schema``) from a random entity, each step in one of its wordings;
     None when the walk dies out. The topic is ``X`` in the text, as the scorer reads it."""
-    by_name = {r.name: r for r in schema.rels}
     topic = rng.randrange(len(store.entities))
-    steps = random_path(store, topic, hops, rng, sample,
-                        allow=lambda s: s[1] or by_name[store.relations[s[0]]].back,
-                        stop=lambda rel, fwd: fwd and by_name[store.relations[rel]].tail in _LITERALS)
+
+    def allow(s: tuple[int, bool]) -> bool:
+        rel, fwd = schema.reading(store, *s)
+        return fwd or bool(rel.back)
+
+    def stop(r: int, f: bool) -> bool:
+        rel, fwd = schema.reading(store, r, f)
+        return fwd and rel.tail in _LITERALS
+
+    steps = random_path(store, topic, hops, rng, sample, allow=allow, stop=stop)
     if steps is None or len(steps) < hops:
         return None
     return topic, steps, _describe(schema, store, steps, rng)
@@ -265,12 +289,11 @@ def sample_questions(schema: Schema, store: KGStore, rng: random.Random, n: int,
 
 
 def _describe(schema: Schema, store: KGStore, steps: list[tuple[int, bool]], rng: random.Random) -> str:
-    by_name = {r.name: r for r in schema.rels}
     d, i = "X", 0
     while i < len(steps):
-        rel, fwd = by_name[store.relations[steps[i][0]]], steps[i][1]
-        nxt = by_name[store.relations[steps[i + 1][0]]] if i + 1 < len(steps) else None
-        if fwd and nxt is not None and nxt.container and steps[i + 1][1] and rng.random() < 0.5:
+        rel, fwd = schema.reading(store, *steps[i])
+        nxt, nfwd = schema.reading(store, *steps[i + 1]) if i + 1 < len(steps) else (None, False)
+        if fwd and nxt is not None and nxt.container and nfwd and rng.random() < 0.5:
             forms = [f for f in rel.fwd if "{t}" in f]
             if forms:  # fold the container step in: "the country where X was born"
                 d, i = rng.choice(forms).format(d=d, t=nxt.tail), i + 2

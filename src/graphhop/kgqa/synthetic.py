@@ -71,10 +71,10 @@ def typed_question(store: KGStore, topic: int, steps: Sequence[tuple[int, bool]]
 
 
 def synthetic_examples(store: KGStore, kb: str, n: int, rng: random.Random, typed: float = 0.0,
-                       hard: bool = False) -> list[PathExample]:
+                       hard: bool = False, lures: bool = False) -> list[PathExample]:
     """``n`` synthetic training questions over ``store`` (hops 1-4, mostly 2-3); about ``typed``
     of them name the answer by its type (:func:`typed_question`); ``hard``: with hard negatives
-    (:func:`graphhop.kgqa.train.candidate_paths`)."""
+    (:func:`graphhop.kgqa.train.candidate_paths`; ``lures``: and its lures)."""
     words = RelationWords(store.relations) if hard else None
     out: list[PathExample] = []
     degree = np.diff(store.out_ptr) + np.diff(store.in_ptr)
@@ -90,17 +90,17 @@ def synthetic_examples(store: KGStore, kb: str, n: int, rng: random.Random, type
         text = typed_question(store, topic, steps, rng) if rng.random() < typed else verbalize(store, steps, rng)
         if text is None:
             continue
-        example = _example(store, kb, topic, steps, text, rng, words)
+        example = _example(store, kb, topic, steps, text, rng, words, lures)
         if example is not None:
             out.append(example)
     return out
 
 
 def _example(store: KGStore, kb: str, topic: int, steps: Sequence[tuple[int, bool]], text: str, rng: random.Random,
-             words: RelationWords | None) -> PathExample | None:
+             words: RelationWords | None, lures: bool = False) -> PathExample | None:
     """One training example: ``text``'s candidates around the gold ``steps`` (None if gold is lost)."""
     named = None if words is None else named_relation_ids(words, text)
-    cands = candidate_paths(store, [topic], steps, rng, min(MAX_HOPS, len(steps) + 1), named=named)
+    cands = candidate_paths(store, [topic], steps, rng, min(MAX_HOPS, len(steps) + 1), named=named, lures=lures)
     gold = [i for i, p in enumerate(cands) if p.steps == tuple(steps)]
     if not gold:
         return None
@@ -109,7 +109,7 @@ def _example(store: KGStore, kb: str, topic: int, steps: Sequence[tuple[int, boo
 
 
 def schema_examples(n: int, rng: random.Random, seed: int = 0, hard: bool = True,
-                    schemas: Sequence[Schema] = SCHEMAS) -> tuple[dict[str, KGStore], list[PathExample]]:
+                    schemas: Sequence[Schema] = SCHEMAS, lures: bool = False) -> tuple[dict[str, KGStore], list[PathExample]]:
     """The KBs of the hand-written :mod:`graphhop.kgqa.schemas` (keys ``schema:NAME``) and ``n``
     questions over each (:func:`graphhop.kgqa.schemas.sample_questions`: hops 1-4, mostly 2-3)."""
     stores: dict[str, KGStore] = {}
@@ -119,5 +119,5 @@ def schema_examples(n: int, rng: random.Random, seed: int = 0, hard: bool = True
         store = stores[kb] = schema_store(schema, seed)
         words = RelationWords(store.relations) if hard else None
         out += sample_questions(schema, store, rng, n, 20 * n,
-                                lambda topic, steps, text: _example(store, kb, topic, steps, text, rng, words))
+                                lambda topic, steps, text: _example(store, kb, topic, steps, text, rng, words, lures))
     return stores, out

@@ -7,7 +7,7 @@ is what ``eval-qa`` reports). Test files are never read. For every question the 
 linked and masked, its gold relation path is read from the data (MetaQA: from the question type),
 and negatives are enumerated over the whole KB: every extension of the gold prefixes plus a
 random sample of other paths, up to one hop longer than the gold path (so the head learns when
-to stop). One tenth of the questions (md5 of the text) is the *selection* split: it picks the
+to stop; :mod:`graphhop.kgqa.negatives`). One tenth of the questions (md5 of the text) is the *selection* split: it picks the
 epoch and the "no supported answer" threshold, and is never trained on.
 """
 
@@ -26,12 +26,12 @@ from graphhop.core import QAExample
 from graphhop.kb.store import KGStore
 from graphhop.kb.verbalize import INVERSE_SUFFIX
 from graphhop.kgqa.link import EntityLinker, masked
-from graphhop.kgqa.paths import RelPath
+from graphhop.kgqa.negatives import candidate_paths, hard_negatives, lure_steps
 from graphhop.kgqa.scorer import MAX_HOPS, MAX_WORDS, PathBatch, content_words, type_relations
 from graphhop.kgqa.thresholds import choose_threshold, hop_thresholds
 
 __all__ = ["TRAIN_SETS", "metaqa_part", "is_selection", "gold_steps", "candidate_paths", "PathExample",
-           "examples_from_dataset", "hard_negatives", "named_relation_ids", "Corpus", "build_corpus", "typed_examples", "extend_corpus"]
+           "examples_from_dataset", "hard_negatives", "lure_steps", "named_relation_ids", "Corpus", "build_corpus", "typed_examples", "extend_corpus"]
 
 #: (dataset, split) pairs the shipped scorer is trained on; ``metaqa-*`` uses the fit half of dev.
 TRAIN_SETS = (("pq-2h", "train"), ("pq-3h", "train"), ("pql-2h", "train"), ("pql-3h-more", "train"),
@@ -64,84 +64,6 @@ def gold_steps(store: KGStore, path: Sequence[Sequence[str]]) -> tuple[tuple[int
             return None
         out.append((store.relation_id[r], fwd))
     return tuple(out)
-
-
-def _walk(store: KGStore, steps: Sequence[tuple[int, bool]], layers: list[np.ndarray], max_nodes: int) -> RelPath | None:
-    """``steps`` walked on from ``layers`` (one layer per step already taken); None if it dies out."""
-    layers = list(layers)
-    for rel, fwd in steps[len(layers) - 1 :]:
-        _, reached = store.step(layers[-1][:max_nodes], rel, fwd)
-        if len(reached) == 0:
-            return None
-        layers.append(np.unique(reached)[:max_nodes])
-    return RelPath(tuple(steps), layers)
-
-
-def hard_negatives(store: KGStore, topic: Sequence[int], gold: Sequence[tuple[int, bool]],
-                   max_nodes: int = 300) -> list[RelPath]:
-    """Paths one relation away from ``gold``: another relation at one hop with the rest of the gold
-    path walked on from there, and one relation in place of two gold hops where it reaches some of
-    the same entities (a shortcut: ``nationality`` for ``born in -> located in``)."""
-    gold = tuple(gold)
-    layers = [np.unique(np.asarray(topic, dtype=np.int64))]
-    for rel, fwd in gold:
-        _, reached = store.step(layers[-1][:max_nodes], rel, fwd)
-        layers.append(np.unique(reached)[:max_nodes])
-    out: list[RelPath] = []
-    for i in range(len(gold)):
-        for s in store.signed_relations(layers[i][:max_nodes]):
-            if s == gold[i]:
-                continue
-            _, reached = store.step(layers[i][:max_nodes], *s)
-            first = np.unique(reached)[:max_nodes]
-            if len(first) == 0:
-                continue
-            for skip in (1, 2):
-                if i + skip > len(gold) or (skip == 2 and not np.intersect1d(first, layers[i + 2]).size):
-                    continue
-                path = _walk(store, gold[:i] + (s,) + gold[i + skip :], layers[: i + 1] + [first], max_nodes)
-                if path is not None:
-                    out.append(path)
-    return out
-
-
-def candidate_paths(store: KGStore, topic: Sequence[int], gold: Sequence[tuple[int, bool]], rng: random.Random,
-                    max_hops: int, beam: int = 6, max_nodes: int = 300, cap: int = 96,
-                    named: frozenset[int] | None = None) -> list[RelPath]:
-    """Training candidates: every 1-hop path, then the extensions of the gold prefix and of
-    ``beam - 1`` random other paths at each hop, up to ``max_hops``; with ``named`` (relation ids the
-    question's words name, or an empty set) also the :func:`hard_negatives`. At most ``cap`` (gold
-    kept); up to half of them hard ones (:func:`hard_negatives`, paths using a ``named`` relation)."""
-    frontier = [RelPath((), [np.unique(np.asarray(topic, dtype=np.int64))])]
-    out: list[RelPath] = []
-    gold = tuple(gold)
-    for hop in range(max_hops):
-        new = []
-        for p in frontier:
-            cur = p.layers[-1][:max_nodes]
-            for rel, fwd in store.signed_relations(cur):
-                _, reached = store.step(cur, rel, fwd)
-                new.append(RelPath(p.steps + ((rel, fwd),), p.layers + [np.unique(reached)[:max_nodes]]))
-        out += new
-        on_gold = [p for p in new if p.steps == gold[: hop + 1]]
-        others = [p for p in new if p.steps != gold[: hop + 1]]
-        frontier = on_gold + rng.sample(others, min(len(others), beam - len(on_gold)))
-    hard: set[tuple[tuple[int, bool], ...]] = set()
-    if named is not None:
-        seen = {p.steps for p in out}
-        for p in hard_negatives(store, topic, gold, max_nodes):
-            hard.add(p.steps)
-            if p.steps not in seen and len(p.steps) <= MAX_HOPS:
-                seen.add(p.steps)
-                out.append(p)
-        hard |= {p.steps for p in out if any(r in named for r, _ in p.steps)}
-    if len(out) > cap:
-        keep = [p for p in out if p.steps == gold]
-        tough = [p for p in out if p.steps != gold and p.steps in hard]
-        tough = rng.sample(tough, min(len(tough), cap // 2))
-        rest = [p for p in out if p.steps != gold and p.steps not in hard]
-        out = keep + tough + rng.sample(rest, min(len(rest), cap - len(keep) - len(tough)))
-    return out
 
 
 def named_relation_ids(words: Any, question: str) -> frozenset[int]:
@@ -185,9 +107,10 @@ def _gold_chains(ex: QAExample, store: KGStore, family: str) -> list[tuple[str, 
 
 
 def examples_from_dataset(name: str, split: str, store: KGStore, linker: EntityLinker, rng: random.Random,
-                          root: str | Path | None = None, limit: int | None = None, hard: bool = False) -> Iterator[PathExample]:
+                          root: str | Path | None = None, limit: int | None = None, hard: bool = False,
+                          lures: bool = False) -> Iterator[PathExample]:
     """Training examples of one dataset split (MetaQA: only its fit half), in file order; ``hard``:
-    with the hard negatives of :func:`candidate_paths`."""
+    with the hard negatives of :func:`candidate_paths` (``lures``: and its lures)."""
     from graphhop.datasets.kgqa import DATASETS, load_dataset
     from graphhop.kgqa.scorer import RelationWords
 
@@ -209,7 +132,7 @@ def examples_from_dataset(name: str, split: str, store: KGStore, linker: EntityL
             max_hops = min(MAX_HOPS, len(steps) + 1)
             text = masked(ex.question, mention)
             named = None if words is None else named_relation_ids(words, text)
-            cands = candidate_paths(store, [tid], steps, rng, max_hops, named=named)
+            cands = candidate_paths(store, [tid], steps, rng, max_hops, named=named, lures=lures)
             gold = [i for i, p in enumerate(cands) if p.steps == steps]
             if not gold:
                 continue
@@ -262,13 +185,17 @@ class Corpus:
 def build_corpus(scorer: Any, sets: Sequence[tuple[str, str]] = TRAIN_SETS, root: str | Path | None = None,
                  seed: int = 0, metaqa_limit: int | None = 4000, progress: bool = True,
                  synthetic: int = 600, typed: float = 0.5, typed_extra: int = 0, hard: bool = False,
-                 schemas: int = 0, train_limit: int | None = None) -> Corpus:
+                 schemas: int = 0, train_limit: int | None = None, lures: bool = False,
+                 schema_variants: int = 0) -> Corpus:
     """Load the training sets, enumerate candidates (``hard``: with hard negatives, see
     :func:`candidate_paths`), add ``synthetic`` generated questions per training KB
     (:mod:`graphhop.kgqa.synthetic`; about ``typed`` of them name the answer by its type),
     ``typed_extra`` more per KB that all do (:func:`typed_examples`) and ``schemas`` questions per
     hand-written schema (:mod:`graphhop.kgqa.schemas`, paraphrased wordings), encode the masked
-    questions and relation names. ``train_limit`` bounds each non-MetaQA set (even stride)."""
+    questions and relation names. ``train_limit`` bounds each non-MetaQA set (even stride). ``lures``: every
+    example keeps its :func:`lure_steps` as negatives; ``schema_variants`` questions per schema variant
+    (:mod:`graphhop.kgqa.schema_variants`: Wikidata-style labels, relations stored the other way round, lure
+    relations)."""
     from graphhop.kgqa.synthetic import schema_examples, synthetic_examples
 
     from tqdm.auto import tqdm
@@ -287,16 +214,23 @@ def build_corpus(scorer: Any, sets: Sequence[tuple[str, str]] = TRAIN_SETS, root
         store = stores[kb]
         linker = EntityLinker(store.entities)
         limit = metaqa_limit if DATASETS[name].family == "metaqa" else train_limit
-        rows = list(tqdm(examples_from_dataset(name, split, store, linker, rng, root, limit, hard), desc=f"{name} {split}",
+        rows = list(tqdm(examples_from_dataset(name, split, store, linker, rng, root, limit, hard, lures), desc=f"{name} {split}",
                          disable=not progress, unit="q"))
         for ex in rows:
             ex.kb = kb
         examples += rows
     for kb, store in stores.items():
-        examples += synthetic_examples(store, kb, synthetic, rng, typed, hard=hard)
+        examples += synthetic_examples(store, kb, synthetic, rng, typed, hard=hard, lures=lures)
     examples += typed_examples(stores, typed_extra, seed)
     if schemas:
-        schema_stores, rows = schema_examples(schemas, random.Random(seed + 7), seed, hard=hard)
+        schema_stores, rows = schema_examples(schemas, random.Random(seed + 7), seed, hard=hard, lures=lures)
+        stores.update(schema_stores)
+        examples += rows
+    if schema_variants:
+        from graphhop.kgqa.schema_variants import variant_schemas
+
+        schema_stores, rows = schema_examples(schema_variants, random.Random(seed + 11), seed, hard=hard, lures=lures,
+                                              schemas=variant_schemas())
         stores.update(schema_stores)
         examples += rows
     offsets, tables, n = {}, [], 0
@@ -453,11 +387,12 @@ def train_scorer(out: str | Path, epochs: int = 4, lr: float = 2e-3, metaqa_limi
                  progress: bool = True, synthetic: int = 600, typed: float = 0.5, typed_extra: int = 0,
                  hard: bool = False, schemas: int = 0, train_limit: int | None = None,
                  init: str | Path | None = None, cache: str | Path | None = None,
-                 epoch_dir: str | Path | None = None) -> dict[str, Any]:
+                 epoch_dir: str | Path | None = None, lures: bool = False, schema_variants: int = 0) -> dict[str, Any]:
     """Build the corpus (or read it from ``cache``, a file :func:`cached_corpus` wrote for the same
     options), train a head (fresh, or fine-tuned from the head in ``init``, which keeps its own
     architecture and competes as epoch 0), and write it (``head.npz`` + ``config.json``) atomically;
-    with ``epoch_dir`` every epoch's head too (:func:`graphhop.kgqa.epoch_heads.epoch_saver`)."""
+    with ``epoch_dir`` every epoch's head too (:func:`graphhop.kgqa.epoch_heads.epoch_saver`); ``lures`` and
+    ``schema_variants`` as in :func:`build_corpus` (kept in the corpus options only when set, so older caches stay valid)."""
     from graphhop.io import atomic_dir
     from graphhop.kgqa.scorer import PathScorer, make_head
 
@@ -467,7 +402,8 @@ def train_scorer(out: str | Path, epochs: int = 4, lr: float = 2e-3, metaqa_limi
     check_outputs(out, epoch_dir, overwrite)  # before the corpus is built or a head trained
     start = PathScorer.load(init) if init is not None else None  # a bad --init fails before the corpus is built
     options = {"seed": seed, "metaqa_limit": metaqa_limit, "synthetic": synthetic, "typed": typed,
-               "typed_extra": typed_extra, "hard": hard, "schemas": schemas, "train_limit": train_limit}
+               "typed_extra": typed_extra, "hard": hard, "schemas": schemas, "train_limit": train_limit,
+               **({"lures": True} if lures else {}), **({"schema_variants": schema_variants} if schema_variants else {})}
     from graphhop.kgqa.corpus_cache import cached_corpus
 
     corpus = cached_corpus(cache, options, root=root, progress=progress)
@@ -478,7 +414,8 @@ def train_scorer(out: str | Path, epochs: int = 4, lr: float = 2e-3, metaqa_limi
     config = {**shape, "encoder": "sentence-transformers/all-MiniLM-L6-v2",
               "trained_on": [f"{n}:{s}" + (" (fit half)" if n.startswith("metaqa") else "") for n, s in TRAIN_SETS],
               "metaqa_limit": metaqa_limit, "synthetic": synthetic, "typed": typed, "typed_extra": typed_extra,
-              "hard_negatives": hard, "schema_questions": schemas, "train_limit": train_limit,
+              "hard_negatives": hard, "schema_questions": schemas, "train_limit": train_limit, "lures": lures,
+              "schema_variants": schema_variants,
               "init": None if init is None else Path(init).name, "seed": seed, "epochs": epochs, "lr": lr}
     report = fit(head, corpus, epochs=epochs, lr=lr, seed=seed, max_minutes=max_minutes, progress=progress,
                  keep_initial=start is not None, on_epoch=None if epoch_dir is None else epoch_saver(epoch_dir, corpus, config, overwrite))
