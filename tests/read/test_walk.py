@@ -320,3 +320,15 @@ def test_an_agent_noun_is_also_read_as_its_verbs_participle():
     assert reader._asked_forms(word_key("winner")) == ("winner",)
     _, readings = reader.read("Who was the founder of Harnvik Observatory?")
     assert "Elena Marsk" in {r.text for r in readings if r.margin > 0}  # `founder` met by `established`
+
+
+def test_a_hop_read_elsewhere_also_cites_its_sources_own_passage_when_that_names_the_target():
+    docs = [_Doc("q1", "Tobiah Quell", "Tobiah Quell was a mathematician. Magnus Orrel wrote his thesis under his supervision."),
+            _Doc("q2", "Magnus Orrel", "Magnus Orrel took his doctorate under Tobiah Quell."),
+            _Doc("q3", "Lena Brisk", "Lena Brisk took tea with Tobiah Quell.")]
+    reader = WalkReader(_Search(docs), encoder=object())
+    hops = {s.edges[0].doc: s for s in reader.walk(["Tobiah Quell"], frozenset({word_key("took")})) if len(s.edges) == 1}
+    assert hops["q2"].entity == "Magnus Orrel" and reader.support(hops["q2"]) == ("q1", "q2")
+    assert reader.support(hops["q3"]) == ("q3",)  # Quell's own passage does not name Lena Brisk
+    reader.own_passages = False
+    assert reader.support(hops["q2"]) == ("q2",)

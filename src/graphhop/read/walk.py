@@ -19,7 +19,8 @@ is walked relation by relation:
   one of them (a hop that meets only words already used costs ``reuse_penalty``). The bridge entity of
   each hop is what the next hop starts from: the question with ``the director of X`` read as
   ``Mara Voss`` (decomposition the way KGQA walks relations), and the passages of the hops are the
-  evidence chain. A *climb* (``type_hops``, one by default) lets a chain that met every relation word
+  evidence chain (with a hop's source's own passage when the hop was read elsewhere and that passage names
+  its target too: :meth:`WalkReader.support`). A *climb* (``type_hops``, one by default) lets a chain that met every relation word
   take one more hop that meets none when its end is not named as the asked answer type and fits it
   below ``climb_fit`` (``In which country was X born?``: the birthplace, a city, to the country it is in).
   A *middle hop* (``middle_hops``, one by default) passes an unnamed entity on the way to an asked bridge type
@@ -82,7 +83,8 @@ class WalkReader:
                  soft: float | None = 0.62, matcher: bool = True, w_match: float = 1.0,
                  match_temperature: float = 4.0, match_mode: str = "fallback", clear_gap: float | None = 0.05,
                  clear_type_weight: float = 2.0, relation_matcher: Any = None, relation_scale: float = 10.0,
-                 type_hops: int = 1, climb_fit: float = 0.5, middle_hops: int = 1, type_head: str = "off") -> None:
+                 type_hops: int = 1, climb_fit: float = 0.5, middle_hops: int = 1, type_head: str = "off",
+                 own_passages: bool = True) -> None:
         from graphhop.kgqa.type_head import TYPE_HEAD_MODES
 
         if type_head not in TYPE_HEAD_MODES:
@@ -116,6 +118,7 @@ class WalkReader:
         self.type_hops = type_hops
         self.climb_fit = climb_fit
         self.middle_hops = middle_hops
+        self.own_passages = own_passages
         self.beam = beam
         self.w_type = w_type
         self.hop_penalty = hop_penalty
@@ -310,11 +313,26 @@ class WalkReader:
             scores = self._clear_winner(states, scores, fits)
         paths, readings = [], []
         for st, score in zip(states, scores):
-            path = TextPath(st.path, score)
-            paths.append(path)
-            readings.append(Reading(st.entity, score - self.threshold, st.path, score, st.edges[-1].sentence,
+            support = self.support(st)
+            paths.append(TextPath(support, score))
+            readings.append(Reading(st.entity, score - self.threshold, support, score, st.edges[-1].sentence,
                                     holder=st.edges[-1].source, type_fit=fits[st.entity], hops=len(st.edges)))
         return paths, readings
+
+    def support(self, st: _State) -> tuple[str, ...]:
+        """The passages of ``st``'s walk; with ``own_passages``, also a hop's source's own passage where the hop was
+        read elsewhere and that passage names the hop's target too (``Tobiah Quell`` -> ``Magnus Orrel`` read in Orrel's
+        passage, ``doctorate ... under Tobiah Quell``; Quell's own says ``Magnus Orrel wrote his doctoral thesis under
+        Quell's supervision``): the fact as the source's own passage states it."""
+        out = list(st.path)
+        if not self.own_passages:
+            return st.path
+        for edge in st.edges:
+            own = self.graph.titles.get(fold_name(edge.source), [])[:1]
+            if own and own[0] not in out and not is_number(edge.target) \
+                    and any(find_name(s, edge.target) for s in self.graph.sentences(own[0])):
+                out.insert(out.index(edge.doc), own[0])
+        return tuple(out)
 
     def _clear_winner(self, states: Sequence[_State], scores: list[float],
                       fits: dict[str, float] | None = None) -> list[float]:
