@@ -20,7 +20,9 @@ over the file, stride) two Experiments score, against the gold graph (the open o
   ``--plain-backward-too`` adds the ablation rows (same settings, backward from the question's candidates);
 
 for forward, backward and bidirectional. Prints EM / P / R / F1 / GM / GS / GED overall and by depth,
-the gold share the open candidates ever reached, and latency (p50 / p95, warm). A model whose card
+the gold share the open candidates ever reached, and latency (p50 / p95, warm). With ``--stop fit`` (and
+``--relation``) open-hops also runs the stop/continue head (`graphhop.retrieve.bgr_stop`), fitted and its
+go/stop chosen on the carve, every other setting as given (``--settings``) or chosen (``--select-open``). A model whose card
 says it chose its settings on the split asked for is refused (select = report).
 """
 
@@ -40,9 +42,9 @@ MODES = ("forward", "backward", "bidirectional")
 
 def open_systems(model: Any, examples: list, search: Any, golds: list, k: int, stats: dict[str, list], encode: Any,
                  settings: Any, with_top25: bool = True, relation: Any = None, label: str = "open-hops",
-                 modes: tuple[str, ...] = MODES) -> dict[str, Any]:
+                 modes: tuple[str, ...] = MODES, stop: Any = None) -> dict[str, Any]:
     """``open-top25 <mode>`` (BGR over the DB's dense top 25) and ``open-hops <mode>`` (OpenBGR hop by hop;
-    ``relation``: with the relation-aware matcher score)."""
+    ``relation``: with the relation-aware matcher score; ``stop``: with the stop head)."""
     from graphhop.eval.experiment import System
     from graphhop.eval.measures import Prediction
     from graphhop.retrieve.bgr_open import CandidateCache, OpenBGR
@@ -70,7 +72,7 @@ def open_systems(model: Any, examples: list, search: Any, golds: list, k: int, s
             out = []
             for ex, gold in zip(examples, golds):
                 t0 = time.perf_counter()
-                opener = OpenBGR(model, search, k=k, mode=mode, settings=settings, relation=relation,
+                opener = OpenBGR(model, search, k=k, mode=mode, settings=settings, relation=relation, stop=stop,
                                  cache=CandidateCache(search, k, settings.answer_reach) if mode == "bidirectional" else shared)
                 out.append(Prediction(graph=opener.retrieve_graph(ex.query)))
                 if mode == "bidirectional":
@@ -142,6 +144,38 @@ def fit_relation(model: Any, card: dict, args: argparse.Namespace, cands: Any, b
     return words, head
 
 
+def stop_here(model: Any, card: dict, args: argparse.Namespace, cands: Any, by_text: dict[str, str], cache: Any,
+              relation: Any, settings: Any) -> tuple[Any, Any, dict[str, Any]]:
+    """``(settings with the stop head's go/stop, StopHead, meta)``: the head loaded from ``--stop PATH`` or fitted
+    (``--stop fit``, written to OUT/stop.json) on ``--relation-n`` carve questions' teacher-forced open prefixes
+    (and, ``--stop-steps search``, the search's own steps there),
+    then its go/stop chosen on ``--stop-select`` carve questions with every other setting as ``settings``."""
+    from graphhop.retrieve.bgr_stop import StopHead
+    from graphhop.train.bgr_open import carve_examples
+    from graphhop.train.bgr_relation import open_steps
+    from graphhop.train.bgr_stop import fit_stop_head, search_steps, select_stop
+
+    words, head = relation
+    meta: dict[str, Any] = {}
+    if args.stop == "fit":
+        carve = carve_examples(args.data_dir, card, args.relation_n, cache)
+        steps = open_steps(model, carve, by_text, cands, words)
+        more = search_steps(model, carve, cands, by_text, settings, relation) if args.stop_steps == "search" else None
+        stop, meta["fit"] = fit_stop_head(steps, words, head, cands.search.text, more=more,
+                                          fitted_on=f"{args.data_dir.name} train carve, {len(carve)} q, k {cands.k}, "
+                                                    f"steps: {args.stop_steps}")
+        stop.save(args.out / "stop.json")
+    else:
+        stop = StopHead.load(Path(args.stop))
+    dev = carve_examples(args.data_dir, card, args.stop_select, cache)
+    settings, meta["grid"] = select_stop(model, dev, cands, by_text, settings, relation, stop)
+    meta["head"] = {"forward": stop.forward, "backward": stop.backward, "scale": stop.scale}
+    print(f"# stop head on {len(dev)} carve questions: fit {json.dumps(meta.get('fit'))}; chosen go/stop "
+          f"{settings.stopping('forward')} forward, {settings.stopping('backward')} backward; grid {json.dumps(meta['grid'])}",
+          flush=True)
+    return settings, stop, meta
+
+
 def parse_args() -> argparse.Namespace:
     """The command line (module docstring)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -195,6 +229,14 @@ def parse_args() -> argparse.Namespace:
     ap.add_argument("--settings", type=Path, default=None, metavar="RESULTS",
                     help="open-hops with the open settings of an earlier run (its results.json; e.g. chosen there on "
                          "the carve): report again without choosing (not with --select-open or --closed-settings)")
+    ap.add_argument("--stop", default=None, metavar="fit|PATH",
+                    help="with --relation: open-hops with the stop/continue head (retrieve/bgr_stop.py): fit it on "
+                         "--relation-n carve questions (written to OUT/stop.json) or load one; its go/stop thresholds "
+                         "are chosen on --stop-select carve questions, every other setting fixed")
+    ap.add_argument("--stop-select", type=int, default=60, help="--stop: carve questions to choose go/stop on")
+    ap.add_argument("--stop-steps", default="search", choices=["gold", "search"],
+                    help="--stop fit: on the gold prefixes alone (teacher forcing), or also on every step the open "
+                         "search takes on the carve with the given settings (train/bgr_stop.search_steps)")
     ap.add_argument("--fact-level", action="store_true",
                     help="also score every row by the builder facts its sentences state (eval/bgr_facts.py: fact P/R/F1) "
                          "and print how often the DB restates a gold sentence's facts")
@@ -207,6 +249,10 @@ def parse_args() -> argparse.Namespace:
         ap.error("--select-branches: a branching is at least 1")
     if any(n < 0 for n in args.keep_paths):
         ap.error(f"--keep-paths: a path count cannot be negative, got {' '.join(map(str, args.keep_paths))}")
+    if args.stop and not args.relation:
+        ap.error("--stop reads the relation words: give --relation too")
+    if args.stop_select < 1:
+        ap.error(f"--stop-select: at least one carve question, got {args.stop_select}")
     if any(r < 0 for r in args.answer_reaches):
         ap.error(f"--answer-reaches: entity links cannot be negative, got {' '.join(map(str, args.answer_reaches))}")
     return args
@@ -225,10 +271,13 @@ def main() -> None:
     from graphhop.models.encoder import set_threads
     from graphhop.retrieve.graphhop import BGRRetriever, load_model
     from graphhop.retrieve.bgr_open import CandidateCache, OpenSettings
+    from graphhop.retrieve.bgr_stop import StopHead
     from graphhop.train.bgr_data import EmbeddingCache, load_examples
     from graphhop.train.bgr_open import builder_db, mention_search
 
     given_settings = OpenSettings.from_results(args.settings) if args.settings else None  # bad file: before any work
+    if args.stop and args.stop != "fit":
+        StopHead.load(Path(args.stop))
     set_threads(1)
     args.out.mkdir(parents=True, exist_ok=True)
     recs = [r for s in ("train", "dev", "test") if (args.data_dir / f"{s}.jsonl").exists() for r in read_records(args.data_dir / f"{s}.jsonl")]
@@ -256,18 +305,22 @@ def main() -> None:
     reaches = tuple(args.answer_reaches)
     variants = [("open-hops", relation, MODES)] + ([("open-hops matcher", None, ("bidirectional",))]
                                                    if relation and args.matcher_too else [])
-    systems, chosen, given = {}, {}, settings
+    systems, chosen, given, stop, stop_meta = {}, {}, settings, None, {}
     for label, rel, modes in variants:
         if args.select_open:
             settings, best, grid = select_here(model, card, args, sel_cands, by_text, cache, rel, reaches)
             chosen[label] = {"settings": vars(settings), "select_f1": best, "grid": grid}
+        if args.stop and label == "open-hops":
+            settings, stop, stop_meta = stop_here(model, card, args, sel_cands, by_text, cache, rel, settings)
+            given = settings
         systems.update(open_systems(model, examples, search, golds, args.k or settings.k, stats, cache.encode, settings,
-                                    not args.no_top25 and label == "open-hops", rel, label, modes))
-    settings = OpenSettings(**chosen["open-hops"]["settings"]) if chosen else given  # the main rows' settings
+                                    not args.no_top25 and label == "open-hops", rel, label, modes,
+                                    stop if label == "open-hops" else None))
+    settings = given if args.stop else OpenSettings(**chosen["open-hops"]["settings"]) if chosen else given
     if args.plain_backward_too:  # the ablation: the same settings, backward's first step the question's candidates
         systems.update(open_systems(model, examples, search, golds, args.k or settings.k, stats, cache.encode,
                                     replace(settings, answer_reach=0), False, relation, "open-hops plain-backward",
-                                    ("backward", "bidirectional")))
+                                    ("backward", "bidirectional"), stop))
     tables["open"] = experiment.run(systems, [ex.question for ex in examples], golds)
     meta = {"n": len(examples), "db": len(index.docs), "k": args.k or settings.k, "closed_merge": card["config"]["merge"],
             "open_settings": vars(settings), "open_trained": bool(card.get("open_training")), "links": args.links,
@@ -275,6 +328,7 @@ def main() -> None:
             **({"relation": {k: v for k, v in vars(relation[1]).items() if k != "table"}} if relation else {}),
             **({"open_selected_here_on": f"{args.select_on} ({args.select_open} questions)", "chosen": chosen} if chosen else {}),
             **({"open_settings_from": str(args.settings)} if args.settings else {}),
+            **({"stop": stop_meta} if stop_meta else {}),
             **({"restatements": restatements(facts, [ex.gold.g.nodes[n].get("text", "") for ex in examples
                                                      for n in ex.gold.evidence_ids])} if facts else {}),
             "gold_reached_by_open_candidates": {k.split(" ", 1)[1]: round(float(np.mean(v)), 4) for k, v in stats.items() if k.startswith("reached")},

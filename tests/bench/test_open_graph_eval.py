@@ -47,9 +47,23 @@ def test_a_missing_settings_file_fails_before_any_work(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("extra, message", [(["--later-thresholds", "1.5"], "a match threshold is between 0 and 1"),
                                             (["--select-branches", "0"], "a branching is at least 1"),
-                                            (["--keep-paths", "-1"], "a path count cannot be negative, got -1")])
+                                            (["--keep-paths", "-1"], "a path count cannot be negative, got -1"),
+                                            (["--stop", "fit"], "--stop reads the relation words: give --relation too"),
+                                            (["--relation", "fit", "--stop", "fit", "--stop-select", "0"],
+                                             "--stop-select: at least one carve question, got 0")])
 def test_bad_grid_values_fail_in_one_line(monkeypatch, capsys, extra, message):
     monkeypatch.setattr(sys, "argv", [*ARGV, *extra])
     with pytest.raises(SystemExit) as exit_:
         bench.parse_args()
     assert exit_.value.code == 2 and capsys.readouterr().err.strip().splitlines()[-1].endswith(message)
+
+
+def test_a_bad_stop_head_fails_before_any_work(tmp_path, monkeypatch):
+    from graphhop.core import InputError
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "stop.json").write_text("{}", encoding="utf-8")
+    monkeypatch.setattr(sys, "argv", [*ARGV, "--relation", "fit", "--stop", "stop.json"])
+    with pytest.raises(InputError, match="not a stop head"):
+        bench.main()
+    assert not (tmp_path / "out").exists()

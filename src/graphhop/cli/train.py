@@ -287,6 +287,8 @@ def train_bgr(
     dev_limit: int = typer.Option(200, help="Selection questions scored each epoch and used to choose thresholds/merge."),
     select_split: str = typer.Option("train", "--select-split", help="Where the selection questions come from: train "
                                      "(every 10th group of training questions sharing a chain, carved off and not trained on) or dev."),
+    carve_every: int = typer.Option(10, "--carve-every", min=2, help="--select-split train: carve every Nth chain group "
+                                    "(smaller N: a larger carve, less to train on; for sets with few chain groups)."),
     epochs: int = typer.Option(20, help="Maximum epochs (early stop after --patience epochs without a better selection F1)."),
     patience: int = typer.Option(5, help="Epochs without improvement before stopping."),
     max_minutes: float = typer.Option(10.0, help="Wall-clock budget for training."),
@@ -333,7 +335,7 @@ def train_bgr(
     emb = EmbeddingCache(cache, name, backend=backend)  # an unknown backend: one InputError naming the choices
     records = builder_records(data, "train")
     if select_split == "train":  # a chain-disjoint carve of train selects: dev and test stay for reporting
-        carve, records = carve_selection(records, every=10, limit=dev_limit)
+        carve, records = carve_selection(records, every=carve_every, limit=dev_limit)
         dev = load_examples(carve, emb, None, progress=True)
     elif select_split == "dev":
         dev = load_examples(builder_records(data, "dev"), emb, dev_limit, progress=True)
@@ -346,7 +348,8 @@ def train_bgr(
     tcfg = TrainConfig(epochs=epochs, max_minutes=max_minutes, dev_limit=dev_limit, threads=threads, seed=seed,
                        patience=patience)
     extra = {"data": str(data), "other_positives": other_positives, "encoder_backend": backend,
-             "select_split": "train-carve" if select_split == "train" else "dev"}
+             "select_split": "train-carve" if select_split == "train" else "dev",
+             **({"carve_every": carve_every} if select_split == "train" and carve_every != 10 else {})}
     log = lambda m: typer.echo(m, err=True)  # noqa: E731
     if open_k:
         card = _train_bgr_open(data, out, train, dev, emb, cfg, tcfg, extra, log, open_k=open_k, db_dir=db_dir, cache=cache,

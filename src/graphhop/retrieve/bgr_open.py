@@ -38,7 +38,8 @@ from graphhop.retrieve.graphhop import (
 )
 from graphhop.retrieve.texthop import HopSearch
 
-__all__ = ["CandidateCache", "OpenBGR", "OpenSettings", "PATH_RANKS", "prune_paths", "retrieve_direction_open", "step_logits"]
+__all__ = ["CandidateCache", "OpenBGR", "OpenSettings", "PATH_RANKS", "prune_paths", "retrieve_direction_open", "step_logits",
+           "stop_choice"]
 
 
 class CandidateCache:
@@ -100,6 +101,14 @@ class OpenSettings(InferenceSettings):
     path_rank_backward: str = "deep"
     later_threshold_forward: float = -1.0  # the threshold after the first step (< 0: the direction's own)
     later_threshold_backward: float = -1.0
+    go_forward: float = -1.0  # the stop head (retrieve/bgr_stop.py): continue probability that forces the best child
+    stop_forward: float = -1.0  # ... and below which the path stops (< 0: off)
+    go_backward: float = -1.0
+    stop_backward: float = -1.0
+
+    def stopping(self, direction: str) -> tuple[float, float]:
+        """``(go, stop)`` of the stop head for ``direction`` (``< 0``: off)."""
+        return (self.go_forward, self.stop_forward) if direction == "forward" else (self.go_backward, self.stop_backward)
 
     def later(self, direction: str) -> float | None:
         """The direction's threshold after its first step (``None``: :meth:`threshold` at every step)."""
@@ -196,11 +205,14 @@ def retrieve_direction_open(model: DirectionModel, question: str, question_vec: 
                             seen: _Seen, direction: str, threshold: float = 0.5, max_depth: int = 4,
                             max_edges: int = 16, max_branch: int = 3, k: int = 10,
                             cache: CandidateCache | None = None, relation: Any = None,
-                            later_threshold: float | None = None) -> DirectionResult:
+                            later_threshold: float | None = None, stop: Any = None,
+                            stopping: tuple[float, float] = (-1.0, -1.0)) -> DirectionResult:
     """Depth-first BGR in one direction with per-step candidates from the whole index (``cache``: a
     shared :class:`CandidateCache`; the chosen children's candidates are fetched in one batch);
     ``relation``: the relation-aware score (:func:`step_logits`); ``later_threshold``: the match
-    threshold after the first step (``None``: ``threshold`` at every step)."""
+    threshold after the first step (``None``: ``threshold`` at every step); ``stop``: a
+    :class:`~graphhop.retrieve.bgr_stop.StopHead` (needs ``relation``) with ``stopping`` = ``(go, stop)``
+    (:func:`stop_choice`)."""
     model.eval()
     cache = cache or CandidateCache(search, k)
     k = min(k, cache.k)
@@ -241,6 +253,9 @@ def retrieve_direction_open(model: DirectionModel, question: str, question_vec: 
         chosen = [int(i) for i in order[:max_branch] if probs[i] >= thr]
         if not path and not chosen:
             chosen = [int(order[0])]
+        elif path and stop is not None and relation is not None:
+            chosen = stop_choice(stop, stopping, relation[0], question, path, ids, seen.texts, logits, chosen,
+                                 int(order[0]), direction)
         if with_tok and (probs[n] >= thr or not chosen):
             add(ROOT, path[-1])
         if len(path) + 1 < max_depth:
@@ -259,6 +274,30 @@ def retrieve_direction_open(model: DirectionModel, question: str, question_vec: 
             if v != ROOT and g.in_degree(v) == 0:
                 add(ROOT, v)
     return DirectionResult(list(g.edges), scores, steps)
+
+
+def stop_choice(stop: Any, stopping: tuple[float, float], words: Any, question: str, path: tuple[str, ...],
+                ids: list[str], texts: dict[str, str], logits: np.ndarray, chosen: list[int], best: int,
+                direction: str) -> list[int]:
+    """The children of a step after the first as the stop head has them: none when its continue probability is
+    below ``stop``, the best candidate ``best`` when nothing passed the threshold and it is at least ``go``,
+    else ``chosen`` (``stopping`` = ``(go, stop)``, each ``< 0`` = off)."""
+    from graphhop.retrieve.bgr_stop import stop_features
+
+    go, halt = stopping
+    observe = getattr(stop, "observe", None)  # a recorder of the search's own steps (train/bgr_stop.search_steps)
+    if go < 0 and halt < 0 and observe is None:
+        return chosen
+    feats = words.features(question, path, ids, texts)
+    x = stop_features(words, question, path, texts, logits[: len(ids)], feats)
+    p = stop.p_continue(x, direction)
+    if observe is not None:
+        observe(path, x)
+    if halt >= 0 and p < halt:
+        return []
+    if go >= 0 and p >= go and not chosen:
+        return [best]
+    return chosen
 
 
 #: How :func:`prune_paths` orders a direction's paths: ``deep`` = more hops first, then the product of the
@@ -311,14 +350,15 @@ class OpenBGR:
     :meth:`OpenSettings.from_card` to use those chosen in the open setting. ``cache`` (a
     :class:`CandidateCache`) may be shared across calls (a selection grid); by default each question
     gets its own. ``relation``: ``(RelationWords, RelationHead)``, the relation-aware matcher score
-    (:mod:`graphhop.retrieve.bgr_relation`).
+    (:mod:`graphhop.retrieve.bgr_relation`); ``stop``: a :class:`~graphhop.retrieve.bgr_stop.StopHead` used with
+    the settings' ``go_*`` / ``stop_*`` (needs ``relation``).
     """
 
     name = "bgr-open"
 
     def __init__(self, model: BGRModel, search: HopSearch, k: int | None = None, mode: str = "bidirectional",
                  merge: str | None = None, settings: OpenSettings | None = None,
-                 cache: CandidateCache | None = None, relation: Any = None) -> None:
+                 cache: CandidateCache | None = None, relation: Any = None, stop: Any = None) -> None:
         self.model = model
         self.cfg = model.cfg
         self.search = search
@@ -328,6 +368,7 @@ class OpenBGR:
         self.merge = merge or self.settings.merge
         self.cache = cache
         self.relation = relation
+        self.stop = stop
         self.last_candidates: list[str] = []
 
     def run(self, question: str, direction: str, seen: _Seen, question_vec: np.ndarray,
@@ -336,7 +377,8 @@ class OpenBGR:
         s, c = self.settings, self.cfg
         res = retrieve_direction_open(self.model.direction(direction), question, question_vec, self.search, seen,
                                       direction, s.threshold(direction), c.max_depth, c.max_edges, s.branch(direction),
-                                      self.k, cache, self.relation, s.later(direction))
+                                      self.k, cache, self.relation, s.later(direction), self.stop,
+                                      s.stopping(direction))
         return prune_paths(res, *s.pruning(direction))
 
     def directions(self, question: str) -> tuple[_Seen, DirectionResult | None, DirectionResult | None]:

@@ -118,6 +118,16 @@ class RelationWords:
                 out[i] = max(row.get(r, 0.0) for r in words) / max(row.values())
         return out
 
+    def path_words(self, path: Sequence[str], texts: Mapping[str, str]) -> list[str]:
+        """The relation words of the path's sentences (ids ``path``; ``texts``: id -> text), in order, once each."""
+        return list(dict.fromkeys(w for d in path for w in self.words(texts[d])))
+
+    def unused(self, question: str, path: Sequence[str], texts: Mapping[str, str]) -> np.ndarray:
+        """``[len(hop_order(question))]``: how much of each question relation word the path has not used yet
+        (1 - its best cosine to a relation word of the path's sentences)."""
+        q = self.hop_order(question)
+        return 1.0 - self._sim(q, self.path_words(path, texts))
+
     def features(self, question: str, path: Sequence[str], cands: Sequence[str], texts: Mapping[str, str]) -> np.ndarray:
         """``[P, 11]``: the :data:`RELATION_FEATURES` (module docstring) of each candidate id of ``cands``
         after the path of ids ``path`` (``texts``: id -> text)."""
@@ -127,7 +137,7 @@ class RelationWords:
         out[:, 7] = [linked.get(c, 0.0) for c in cands]
         if not q:
             return out
-        path_words = list(dict.fromkeys(w for d in path for w in self.words(texts[d])))
+        path_words = self.path_words(path, texts)
         used, used_a = self._sim(q, path_words), self._assoc(q, path_words)
         left, left_a = 1.0 - used, 1.0 - used_a
         nxt = left * np.exp(-0.5 * (np.cumsum(left) - left))          # unused words earlier in hop order

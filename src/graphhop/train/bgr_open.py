@@ -93,7 +93,7 @@ def mention_search(index: Any, records: Sequence[dict[str, Any]], db_dir: Path, 
 
 def carve_examples(data_dir: Path, card: dict[str, Any], n: int, emb: Any) -> list[BGRExample]:
     """``n`` questions (stride) of the chain-disjoint carve of ``data_dir``'s train that the model chose its
-    closed settings on (``graphhop train bgr``'s carve: every 10th chain group, up to its ``dev_limit``
+    closed settings on (``graphhop train bgr``'s carve: every 10th — or ``--carve-every`` — chain group, up to its ``dev_limit``
     questions): the model never trained on them, and dev and test stay for reporting."""
     from graphhop.core import InputError
     from graphhop.eval.experiment import stride_sample
@@ -106,12 +106,14 @@ def carve_examples(data_dir: Path, card: dict[str, Any], n: int, emb: Any) -> li
 
 def card_carve(data_dir: str | Path, card: dict[str, Any]) -> tuple[list[dict], list[dict]]:
     """``(carve, rest)`` of ``data_dir``'s train records as ``graphhop train bgr`` split them for the model of
-    ``card``: every 10th chain group, up to its ``dev_limit`` questions, is the carve; the rest it trained on."""
+    ``card``: every 10th chain group (the card's ``carve_every``, ``train bgr --carve-every``), up to its ``dev_limit``
+    questions, is the carve; the rest it trained on."""
     from graphhop.datasets.builder import read_records
     from graphhop.datasets.splits import carve_selection
 
     limit = int(card.get("train_config", {}).get("dev_limit") or 0) or None
-    return carve_selection(list(read_records(Path(data_dir) / "train.jsonl")), every=10, limit=limit)
+    every = int(card.get("carve_every") or 10)
+    return carve_selection(list(read_records(Path(data_dir) / "train.jsonl")), every=every, limit=limit)
 
 
 def _prefixes(gold: EvidenceGraph, limit: int) -> list[tuple[str, ...]]:
@@ -158,11 +160,12 @@ def open_examples(examples: Sequence[BGRExample], cache: CandidateCache, by_text
 
 def _direction_runs(model: BGRModel, dev: Sequence[BGRExample], cache: CandidateCache, seen: list[_Seen],
                     direction: str, threshold: float, branch: int, k: int, relation: Any = None,
-                    later: float = -1.0) -> list[DirectionResult]:
+                    later: float = -1.0, stop: Any = None,
+                    stopping: tuple[float, float] = (-1.0, -1.0)) -> list[DirectionResult]:
     c = model.cfg
     return [retrieve_direction_open(model.direction(direction), ex.query, ex.question_vec, cache.search, s, direction,
                                     threshold, c.max_depth, c.max_edges, branch, k, cache, relation,
-                                    later if later >= 0 else None)
+                                    later if later >= 0 else None, stop, stopping)
             for ex, s in zip(dev, seen)]
 
 

@@ -31,7 +31,8 @@ __all__ = ["PrefixStep", "prefix_steps", "open_steps", "fit_relation_head", "fit
 class PrefixStep:
     """One teacher-forced prefix in the open setting: its candidates (best first by the search), the
     matcher's logits (+ the question token's last, backward after the first step), the relation
-    features, which candidates are gold, and the gold targets the candidates missed."""
+    features, which candidates are gold, the gold targets the candidates missed, the prefix's ids and the
+    question as the search reads it."""
 
     direction: str
     step: int
@@ -42,6 +43,8 @@ class PrefixStep:
     stop_gold: bool
     targets: frozenset[str]
     missed: int
+    path: tuple[str, ...] = ()
+    query: str = ""
 
 
 @torch.no_grad()
@@ -73,7 +76,7 @@ def prefix_steps(model: BGRModel, ex: BGRExample, gold: Any, cache: CandidateCac
             real = targets - {QUESTION_TOKEN}
             yield PrefixStep(d, len(path) + 1, ids, logits, feats, np.array([i in real for i in ids]),
                              QUESTION_TOKEN in targets or (d == "forward" and not targets), frozenset(real),
-                             len(real - set(ids)))
+                             len(real - set(ids)), tuple(path), ex.query)
 
 
 def fit_relation_head(steps: Sequence[PrefixStep], C: float = 1.0, fitted_on: str = "") -> RelationHead:
