@@ -20,7 +20,7 @@ import numpy as np
 from graphhop.kgqa.end_type import type_phrase
 from graphhop.kgqa.paths import RelPath
 
-__all__ = ["named_relations", "rivals", "cut_back", "subject_of_named_verb", "walked_back", "covering", "general",
+__all__ = ["named_relations", "rivals", "cut_back", "lure_cut", "subject_of_named_verb", "walked_back", "covering", "general",
            "relation_pairs", "walk"]
 
 
@@ -53,7 +53,10 @@ def rivals(kgqa: Any, reading: Any, text: str | None = None, loose: bool = False
     not ``year formed``), and, when the best path only returns to the topic ("which doctors work at X":
     ``director → works at``) or ``loose`` (a comparison's side, typed by the compared noun), those that take no
     more unnamed relations. A rival counts as moved by the unnamed relations it takes beyond the fewest any
-    rival takes (``^works at → specialty`` is not a doctor's nearer reading than ``^works at``). Other
+    rival takes (``^works at → specialty`` is not a doctor's nearer reading than ``^works at``). When the best
+    path ends at values (a year) although the type's words name a relation ("which **country** is the maker of X
+    based in" over ``manufacturer → founded_year``), a rival that arrives by that relation is one at any
+    probability (session 8: answer typing moves from a value only to the noun's own relation). Other
     rivals (a shorter path, a sibling relation) moved right answers of the benchmarks' selection questions
     away (``which person wrote the movies starred by X`` to the actors): not taken."""
     best = reading.best
@@ -64,10 +67,11 @@ def rivals(kgqa: Any, reading: Any, text: str | None = None, loose: bool = False
     named = asked + [w for w in typed if w not in asked]
     loose = loose or set(best.ends.tolist()) <= set(reading.mention.entities)
     have, extra = words.covered(asked, best.steps), words.unnamed(named, best.steps)
+    value = bool(typed) and kgqa.is_numeric(best)  # the scorer stopped at a value although the type names a relation
     out = []
     for p, q in zip(reading.paths[1:RIVALS], reading.probs[1:RIVALS]):
         arrives = p.steps[-1][1] and words.covered(typed, p.steps[-1:]) > 0  # by the relation the type names
-        if q >= RIVAL_RATIO * reading.prob and words.covered(asked, p.steps) >= have and (
+        if (q >= RIVAL_RATIO * reading.prob or (value and arrives)) and words.covered(asked, p.steps) >= have and (
                 arrives or (loose and words.unnamed(named, p.steps) <= extra)):
             out.append(p)
     fewest = min((words.unnamed(named, p.steps) for p in out), default=0)
@@ -100,6 +104,19 @@ def cut_back(kgqa: Any, reading: Any, text: str) -> Any:
     if set(prefix.ends.tolist()) <= set(reading.mention.entities):
         return None
     return prefix
+
+
+def lure_cut(kgqa: Any, reading: Any, noun: str | None) -> tuple[RelPath, dict[str, Any]] | None:
+    """The best path cut back one step, with its trace, before answer typing, when its last step gives a value of
+    the asked noun's owner relation (:func:`~graphhop.kgqa.owner.owner_cut`: "what **grape** goes into X" over
+    ``made from → grape colour``); None otherwise."""
+    from graphhop.kgqa.owner import owner_cut
+
+    owned = owner_cut(kgqa.typer, reading.best, noun, reading.mention.entities)
+    if owned is None:
+        return None
+    return owned, {"answer_type": {"noun": noun, "moved_hops": -1, "owner_cut": True,
+                                   "scorer_path": kgqa.describe(reading)["relation_path"]}}
 
 
 def subject_of_named_verb(kgqa: Any, reading: Any, text: str) -> bool:

@@ -36,8 +36,10 @@ from graphhop.kgqa.answer_types import SchemaNouns
 from graphhop.kgqa.paths import RelPath, successors
 from graphhop.kgqa.scorer import FUNCTION_WORDS
 from graphhop.kgqa.type_head import TYPE_HEAD_MODES
+from graphhop.read.ops import parse_number
 
-__all__ = ["TypePhrase", "type_phrase", "asked_noun", "described_noun", "singular", "EndTyper", "Retyped", "retype"]
+__all__ = ["TypePhrase", "type_phrase", "asked_noun", "described_noun", "singular", "EndTyper", "Retyped",
+           "retype"]
 
 _ASK = frozenset("which what name list".split())
 #: Auxiliaries that end the asked noun phrase (``which football club **does** X play for``; or the masked
@@ -179,11 +181,7 @@ class EndTyper:
         relation of the KB."""
         got = self._named.get(noun)
         if got is None:
-            if self._words is None:
-                from graphhop.kgqa.scorer import RelationWords
-
-                self._words = RelationWords(self.store.relations)
-            rels = self._words.relations_named(self._words.stems(noun.split()[-1]))
+            rels = [r for r in self.relations_named(noun) if not self.owner_relation(noun, r)]
             edges = np.nonzero(np.isin(self.store.rels, rels))[0]
             got = self._named[noun] = (set(self.store.tails[edges].tolist()), set(self.store.heads[edges].tolist()))
         tails, heads = got
@@ -195,6 +193,30 @@ class EndTyper:
         if ids & tails:
             return 1
         return -1 if ids & heads else 0
+
+    def relations_named(self, noun: str) -> list[int]:
+        """Ids of the KB relations ``noun`` (its last word) names (:class:`~graphhop.kgqa.scorer.RelationWords`)."""
+        if self._words is None:
+            from graphhop.kgqa.scorer import RelationWords
+
+            self._words = RelationWords(self.store.relations)
+        return self._words.relations_named(self._words.stems(noun.split()[-1]))
+
+    def owner_relation(self, noun: str, rel: int) -> bool:
+        """Whether ``rel`` names the *owner* of its values by ``noun``: the noun modifies its name (:func:`modifies`:
+        ``grape colour``) and every object of ``rel`` is a bare value, an entity with no fact but ``rel``'s and no
+        number (``red``, ``white``). The relation then gives a grape's colour: its subjects are of the noun's
+        kind, its objects are not. A relation whose objects have facts of their own (``capital city``, ``hub
+        airport``: a capital and a hub are things of the KB) is not one: there the modifier may describe the object."""
+        from graphhop.kgqa.owner import modifies
+
+        if not modifies(noun, self.store.relations[rel]):
+            return False
+        edges = np.nonzero(self.store.rels == rel)[0]
+        tails = np.unique(self.store.tails[edges]).tolist()
+        own = np.bincount(self.store.tails[edges], minlength=len(self.store.entities))
+        return bool(tails) and all(self.store.degree(t) == own[t] and parse_number(self.store.entities[t]) is None
+                                   for t in tails)
 
     def roles(self, entity: int) -> tuple[list[str], str]:
         """(role phrases, description) of an entity from its signed relations."""
@@ -263,19 +285,24 @@ class Retyped:
     fit_after: float = 0.0
 
 
-def _continuations(store: KGStore, path: RelPath, extra: int, max_nodes: int = 2000) -> list[RelPath]:
+def _continuations(store: KGStore, path: RelPath, extra: int, max_nodes: int = 2000, room: int | None = None) -> list[RelPath]:
     """Paths that extend ``path`` by 1..``extra`` signed relations, never stepping straight back
-    and never ending only on entities the path has already visited."""
-    out, frontier = [], [path]
-    for _ in range(extra):
+    and never ending only on entities the path has already visited. With ``room`` (at least ``extra``), a step
+    that walks the previous step's signed relation again (``located in → located in``: up a containment chain,
+    town -> region -> country) does not count against ``extra``, only against ``room`` (all new steps)."""
+    room = extra if room is None else max(room, extra)
+    out, frontier = [], [(path, 0)]
+    for _ in range(room):
         new = []
-        for p in frontier:
+        for p, used in frontier:
             seen = set(np.concatenate(p.layers).tolist())
             for (rel, fwd), ends in successors(store, p, max_nodes):
                 if (p.steps and p.steps[-1] == (rel, not fwd)) or set(ends.tolist()) <= seen:
                     continue
-                new.append(RelPath(p.steps + ((rel, fwd),), p.layers + [ends], score=path.score))
-        out += new
+                cost = used + (0 if len(p.steps) > len(path.steps) and p.steps[-1] == (rel, fwd) else 1)
+                if cost <= extra:
+                    new.append((RelPath(p.steps + ((rel, fwd),), p.layers + [ends], score=path.score), cost))
+        out += [p for p, _ in new]
         frontier = new
     return out
 
@@ -329,9 +356,14 @@ def retype(typer: EndTyper, path: RelPath, noun: str | None, max_hops: int, extr
     base = typer.fit(noun, path.ends.tolist())
     if role is not None and role > 0:
         return Retyped(path, noun, 0, base, base)
-    room = max(0, min(extra, max_hops - len(path.steps)))
-    cands = list(rivals) + [(p, len(p.steps) - len(path.steps)) for p in _continuations(typer.store, path, room)]
+    room = max(0, max_hops - len(path.steps))
+    cands = list(rivals) + [(p, len(p.steps) - len(path.steps))
+                            for p in _continuations(typer.store, path, min(extra, room), room=room)]
     cands.sort(key=lambda c: c[1])  # nearest first: a farther move must beat a nearer one by the margin
+    if role is not None and role < 0:  # the ends only *have* what the noun names (a country has a capital)
+        owned = _owned(typer, noun, path, cands)
+        if owned is not None:
+            return Retyped(owned[0], noun, owned[1], base, typer.fit(noun, owned[0].ends.tolist()))
     best, best_adj, best_fit, moved = path, base, base, 0
     for cand, hops in cands:
         cand_role = typer.noun_role(noun, cand.ends.tolist())
@@ -352,6 +384,29 @@ def retype(typer: EndTyper, path: RelPath, noun: str | None, max_hops: int, extr
     if _repeats(path, best):
         best = _narrowed(typer, noun, path, best)
     return Retyped(best, noun, moved, base, best_fit)
+
+
+def _as_noun(word: str, name: str) -> bool:
+    """Whether a relation's ``name`` holds ``word`` itself, not before a preposition (``capital city``, ``currency``;
+    not ``filmed in`` for ``film``, nor ``member of``, whose subject is the member)."""
+    words = [singular(w) for w in clean_relation(name).lower().split()] + [""]
+    return any(w == word and words[i + 1] not in _PREP for i, w in enumerate(words[:-1]))
+
+
+def _owned(typer: EndTyper, noun: str, path: RelPath, cands: Sequence[tuple[RelPath, int]]) -> tuple[RelPath, int] | None:
+    """The continuation of ``path`` by one step forward along a relation ``noun`` names (the best fitting, if
+    several), when ``path``'s ends are only subjects of such relations; None otherwise. "What is the **capital**
+    of the country where X was born" stops at the country, which *has* a ``capital city`` (MiniLM fits ``capital``
+    to the country's "it has a capital city" better than to the city): the noun asks for the relation's object,
+    one hop on. Only that one step: "how many **members** does X have" over ``^member of`` (a member is the
+    *subject* of ``member of``) has no such step, and "how many **films** did X direct" over ``^directed by`` does
+    not walk ``filmed in`` (a verb): the relation must hold the noun itself (:func:`_as_noun`)."""
+    word = singular(noun.split()[-1])
+    named = {r for r in typer.relations_named(noun) if _as_noun(word, typer.store.relations[r])}
+    n = len(path.steps)
+    got = [(c, h) for c, h in cands if len(c.steps) == n + 1 and c.steps[:n] == path.steps and c.steps[-1][1]
+           and c.steps[-1][0] in named]
+    return max(got, key=lambda c: typer.fit(noun, c[0].ends.tolist())) if got else None
 
 
 #: Words that open a clause describing the noun before them (:func:`described_noun`).

@@ -41,10 +41,11 @@ import numpy as np
 
 from graphhop.kb.verbalize import clean_relation
 from graphhop.kgqa.claims import boolean_claim
-from graphhop.kgqa.cover import covering, cut_back, general, rivals, subject_of_named_verb, walk, walked_back
+from graphhop.kgqa.cover import covering, cut_back, general, lure_cut, rivals, subject_of_named_verb, walk, walked_back
 from graphhop.kgqa.compare import (compare_sides, names_entity, read_options, resolve, same_value, split_choice,
                                    split_comparative, split_same)
 from graphhop.kgqa.end_type import asked_noun, described_noun, retype, type_phrase
+from graphhop.kgqa.owner import typing_base
 from graphhop.kgqa.link import Mention, masked, tokens
 from graphhop.kgqa.result import _finish, _none
 from graphhop.read.ops import parse_number, relation_sides
@@ -95,10 +96,13 @@ def _typed(kgqa: Any, reading: Any, text: str) -> tuple[Any, dict[str, Any]]:
         return reading, {}
     if subject_of_named_verb(kgqa, reading, text):
         return reading, {"answer_type": {"noun": noun, "moved_hops": 0, "subject_of": type_phrase(text).verb}}
+    lured = lure_cut(kgqa, reading, noun)  # session 8 (kgf12): an owner relation's value
+    if lured is not None:
+        return _moved(reading, lured[0]), lured[1]
     cut, back, against = cut_back(kgqa, reading, text), walked_back(kgqa, reading, text), described_noun(text)
     more = [(p, 0) for p in (cut, back) if p is not None]
-    got = retype(typer, reading.best, noun, kgqa.max_hops, numeric=kgqa.is_numeric,
-                 rivals=rivals(kgqa, reading) + more, against=against)
+    got = retype(typer, typing_base(typer, reading.best, text, against, reading.mention.entities), noun,
+                 kgqa.max_hops, numeric=kgqa.is_numeric, rivals=rivals(kgqa, reading) + more, against=against)
     trace = {"answer_type": {"noun": noun, "moved_hops": got.moved, "fit": round(got.fit_after, 4)}}
     if against is not None:
         trace["answer_type"]["against"] = against  # the fits are contrasted with this noun's
@@ -108,10 +112,15 @@ def _typed(kgqa: Any, reading: Any, text: str) -> tuple[Any, dict[str, Any]]:
         trace["answer_type"]["rival"] = True  # another reading of the question, not a continuation
     trace["answer_type"]["scorer_path"] = kgqa.describe(reading)["relation_path"]
     trace["answer_type"]["scorer_fit"] = round(got.fit_before, 4)
-    rest = [(p, q) for p, q in zip(reading.paths, reading.probs.tolist()) if p.steps != got.path.steps]
-    paths = [got.path] + [p for p, _ in rest]
+    return _moved(reading, got.path), trace
+
+
+def _moved(reading: Any, path: Any) -> Any:
+    """The reading with ``path`` first, keeping the best path's probability (the threshold judges the scorer's)."""
+    rest = [(p, q) for p, q in zip(reading.paths, reading.probs.tolist()) if p.steps != path.steps]
+    paths = [path] + [p for p, _ in rest]
     probs = np.asarray([reading.prob] + [q for _, q in rest])
-    return type(reading)(reading.mention, reading.text, paths, probs), trace
+    return type(reading)(reading.mention, reading.text, paths, probs)
 
 
 def _conjunction(kgqa: Any, readings: list[Any], min_prob: float = 0.2) -> dict[str, Any] | None:

@@ -37,7 +37,7 @@ from graphhop.read.ops import parse_number
 __all__ = ["Reading", "KGQA", "expected_kind", "walks_back", "TOPIC_ANSWERS", "ANSWER_ORDERS", "CONFIDENCES", "WALK_BACKS"]
 
 _VERBALIZE = Verbalizer()
-_NUMBER_Q = re.compile(r"^(?:when|(?:in )?(?:what|which) year|how (?:old|much|long|tall|big|large|far))\b")
+_NUMBER_Q = re.compile(r"^(?:when|(?:in )?(?:what|which) year|how (?:old|much|long|tall|big|large|far|high|deep|wide|heavy|fast|hot|cold|low|short|small|early|late))\b")
 _ENTITY_Q = re.compile(r"^(?:who|whom|whose|where)\b")
 
 
