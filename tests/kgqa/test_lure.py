@@ -14,17 +14,7 @@ from graphhop.kb.store import KGStore
 from graphhop.kgqa.end_type import EndTyper, retype
 from graphhop.kgqa.owner import modifies, owner_cut, topic_noun
 from graphhop.kgqa.paths import RelPath
-
-
-class _Words:
-    """A stand-in encoder: a word's vector is one-hot on its first letter (enough for ``fit``)."""
-
-    def word_vectors(self, words):
-        out = np.zeros((len(words), 26), dtype=np.float32)
-        for i, w in enumerate(words):
-            key = w.split()[-1] if w.startswith(("it ", "a ")) else w
-            out[i, ord(key.lstrip("^")[0]) - 97] = 1.0
-        return out
+from tests.kgqa.test_end_type import _Words  # a word's vector: one-hot on its first letter
 
 
 @pytest.mark.parametrize("noun,name,expected", [
