@@ -32,7 +32,7 @@ def test_list_questions_and_comparatives_read_as_the_text_writes_them():
 
 
 def test_a_bearing_does_not_place_a_name_inside_another():
-    from graphhop.read.text_qa import _describes
+    from graphhop.read.text_yesno import _describes
 
     assert _describes("Vinci is a town in Italy.", "Italy")
     assert not _describes("Norrant is a kingdom to the north of Arland.", "Arland")
@@ -46,7 +46,8 @@ def test_an_option_is_a_name_or_describes_its_entity():
 
 
 def test_a_count_reads_the_number_written_before_the_counted_noun():
-    from graphhop.read.text_qa import Reading, _counting
+    from graphhop.read.text_counts import counted_number as _counting
+    from graphhop.read.text_qa import Reading
 
     sentence = "The party numbered eleven Brennish climbers and surveyors, supported by about forty porters."
     readings = [Reading("forty", 0.4, ("p04",), 0.4, sentence), Reading("eleven", 0.2, ("p04",), 0.2, sentence)]
@@ -57,3 +58,31 @@ def test_a_count_reads_the_number_written_before_the_counted_noun():
     town = [Reading("640", 0.5, ("t07",), 0.5, "It opened in 1878 and seats 640 people."),
             Reading("210,000", 0.3, ("t08",), 0.3, "About 210,000 people live there.")]
     assert _counting(town, "How many people live in the city?").text == "210,000"
+
+
+def test_a_number_counts_only_the_noun_in_its_own_clause():
+    from graphhop.read.text_counts import counted_number as _counting
+    from graphhop.read.text_qa import Reading
+
+    late = Reading("1931", 0.34, ("p07",), 0.34, "He returned in 1931, when he reached the summit of Mount Oskelt.")
+    five = Reading("Five", -0.27, ("p03",), -0.27, "Five climbers stood on the summit on 22 August of that year.")
+    assert _counting([late, five], "How many climbers reached the summit of Kesh Tor?").text == "Five"
+
+
+def test_an_age_is_read_as_the_year_the_text_dates():
+    from graphhop.read.text_qa import _age_question
+
+    assert _age_question("Who was older, A or B?", "Magnus Orrel") == ["When was Magnus Orrel born?"]
+    assert _age_question("Who was born earlier, A or B?", "Ivo Brand") == ["When was Ivo Brand born?"]
+    assert _age_question("Is the body that funded X older than the club Y?", "Royal Society") == \
+        ["When was Royal Society founded?"]
+    assert _age_question("Which river is longer, A or B?", "the Ostra") == []
+
+
+def test_an_option_that_describes_its_entity_by_a_clause():
+    from graphhop.read.text_qa import _CLAUSE
+
+    assert _CLAUSE.match("the guild that paid for Blackfen Light").group(1, 2) == ("guild", "paid for Blackfen Light")
+    assert _CLAUSE.match("the city Matthias Orrel was born in").group(1, 3) == ("city", "Matthias Orrel was born in")
+    assert _CLAUSE.match("the director of The Salt Road") is None
+    assert _CLAUSE.match("the University of Verrin") is None

@@ -119,7 +119,7 @@ def test_walk_retriever_ranks_the_walked_passages_first():
 
 
 def test_yes_no_claims_hold_only_where_the_text_says_what_the_answer_is():
-    from graphhop.read.text_qa import _after_answer, _first_sentence
+    from graphhop.read.text_yesno import _after_answer, _first_sentence
 
     sentence = "Frédéric Chopin was a composer born in 1810 in Żelazowa Wola, a village in Poland."
     assert "Poland" in _after_answer(sentence, "Żelazowa Wola")

@@ -234,6 +234,7 @@ class SentenceGraph:
                  if not (_not_a_name(sentence, a, z) and not self.knows(sentence[a:z]))  # a title is a name
                  and not any(a < z2 and a2 < z and not a <= a2 < z2 <= z for a2, z2, _ in numbers)]  # cuts no number
         spans += numbers
+        spans += [(m.start(1), m.end(2), m.group(0)[1:-1]) for m in LIFE.finditer(sentence)]  # ``(1895–1961)``: one span
         spans += [(m.start(1), m.end(1), m.group(1)) for m in _THE_NOUN.finditer(sentence)]
         if self.links.titled:
             for key in self.links.mentioned(sentence):

@@ -45,13 +45,7 @@ from graphhop.read.numbers import is_number, parse_value
 
 __all__ = ["asks_list", "Reading", "PathReader", "TextAnswer", "TextQA", "split_list", "parse_value"]
 
-_COMPARE_WORDS = {"before", "after", "earlier", "later", "older", "younger", "bigger", "smaller", "larger", "higher",
-                  "lower", "longer", "shorter"}
-_ARTICLES_VERBS = {"is", "was", "are", "were", "a", "an", "the"}
-_CLAUSE_WORDS = {"to", "in", "on", "of", "at", "from", "by", "and", "with", "whose", "which", "that", "who", "where",
-                 "near", "north", "south", "east", "west", "between", "founded", "built", "known"}
 _ASKS_NAME = re.compile(r"^\s*(?:who|whom|where)\b|^\s*in (?:which|what) (?!year|decade|century|month|date)", re.I)
-_COUNT = re.compile(r"^how many\b", re.I)
 @dataclass(frozen=True)
 class Reading:
     """One span read on one path: its text, margin over the null span, and the path ids up to it."""
@@ -81,12 +75,19 @@ class TextAnswer:
 
 
 def asks_list(question: str) -> bool:
-    """Whether ``question`` asks for every item of a plural type (``Which paintings ...``, ``What ships ...``)."""
+    """Whether ``question`` asks for every item of a plural type (``Which paintings ...``, ``What ships ...``,
+    ``Name the ships ...``)."""
     from graphhop.read.facts import answer_type
 
-    asked = (answer_type(question) or "").split()
-    return bool(re.match(r"^\s*(?:which|what)\b", question, re.I)) and bool(asked) and \
-        asked[0].endswith("s") and not asked[0].endswith(("ss", "us", "is"))
+    named = re.match(r"^\s*(?:name|list) the (\w+)", question, re.I)
+    asked = [named[1]] if named else (answer_type(question) or "").split()
+    return bool(named or re.match(r"^\s*(?:which|what)\b", question, re.I)) \
+        and bool(asked) and asked[0].endswith("s") and not asked[0].endswith(("ss", "us", "is"))
+
+
+def asks_people(question: str) -> bool:
+    """Whether ``question`` asks for every person of a kind (``Which people are named as winners of X?``)."""
+    return bool(re.match(r"^\s*(?:which|what) (?:people|persons|men|women|children)\b", question, re.I))
 
 
 #: Comparatives read as the adjective a passage writes (``longer`` -> ``long``: ``214 kilometres long``).
@@ -97,6 +98,22 @@ _POSITIVE = {"longer": "long", "shorter": "short", "taller": "tall", "higher": "
 def _positive(question: str) -> str:
     """``question`` with its comparatives as plain adjectives (what the text says of each option)."""
     return re.sub(r"\b(" + "|".join(_POSITIVE) + r")\b", lambda m: _POSITIVE[m.group(1).lower()], question, flags=re.I)
+
+
+#: ``the club that organised X``, ``the city Matthias Orrel was born in``, ``the one Ilse Marrow directed``: an option
+#: that describes its entity by a noun and a clause (a relative pronoun, or a name right after the noun).
+_CLAUSE = re.compile(r"^(?:[Tt]he|[Aa]n?)\s+([a-z]+)\s+(?:(?:that|which|who|whom|where)\s+(.+)|(?=[A-Z])(.+))$")
+_AGE = {"older", "younger", "elder", "oldest", "youngest", "eldest"}
+
+
+def _age_question(question: str, name: str) -> list[str]:
+    """How the text dates an entity whose age a comparison asks (``Who was older``, ``born earlier``, ``Is the
+    body ... older than``): ``When was <name> born?`` for a person (a ``who`` question, or ``born``), ``When was
+    <name> founded?`` for anything else asked ``older``; ``[]`` when the question asks no age."""
+    words = set(re.findall(r"[a-z]+", question.lower()))
+    if "born" in words or (words & _AGE and re.match(r"^\s*(?:who|whose)\b", question, re.I)):
+        return [f"When was {name} born?"]
+    return [f"When was {name} founded?"] if words & _AGE else []
 
 
 def split_list(text: str) -> list[str]:
@@ -168,22 +185,6 @@ def _sentence(text: str, start: int, end: int) -> str:
     return text[a + 2 if a >= 0 else 0 : z + 1 if z >= 0 else len(text)]
 
 
-def _after_answer(sentence: str, answer: str) -> str:
-    """The part of ``sentence`` after ``answer``'s mention (``Żelazowa Wola, a village in Poland``:
-    where the sentence says what the answer is in); the whole sentence when the answer is not in it."""
-    at = fold_name(sentence).find(fold_name(answer)) if answer.strip() else -1
-    if at < 0:
-        return sentence
-    words_before = len(fold_name(sentence)[:at].split())
-    return " ".join(re.findall(r"\w+", sentence)[words_before + len(fold_name(answer).split()) :])
-
-
-def _first_sentence(text: str) -> str:
-    """A passage's first sentence (how it describes its title)."""
-    m = re.search(r"[.!?](?:\s|$)", text)
-    return (text[: m.end()] if m else text).strip()
-
-
 def _clean(text: str) -> str:
     return text.strip(" \t\n.,;:()\"'")
 
@@ -199,14 +200,6 @@ def _is_name(option: str) -> bool:
     names = name_mentions(option)
     bare = [fold_name(re.sub(r"^the\s+", "", t.strip(" ?."), flags=re.I)) for t in (option, *names[:1])]
     return len(names) == 1 and bare[0] == bare[1]
-
-
-def _describes(text: str, claim: str) -> bool:
-    """Whether ``text`` places its subject in ``claim`` (mentions it, but not as a bearing: ``north of Arland``)."""
-    if not _mentions(text, claim):
-        return False
-    bearing = r"\b(?:north|south|east|west)(?:ern)?(?:-\w+)? of (?:the )?" + r"\W+".join(map(re.escape, claim.split()))
-    return not re.search(bearing, text, re.I)
 
 
 def _same(a: str, b: str) -> bool:
@@ -225,13 +218,16 @@ class TextQA:
     """Retrieval over a text index + the path reader + question-type operations (module docstring)."""
 
     def __init__(self, retriever: Any, reader: PathReader | None = None, min_margin: float = 0.0,
-                 count_margin: float = 2.0, list_margin: float = 1.0, typed_margin: float = 1.2) -> None:
+                 count_margin: float = 2.0, list_margin: float = 1.0, typed_margin: float = 1.2,
+                 sibling_margin: float = 0.35, sibling_fit: float = 0.25) -> None:
         self.retriever = retriever
         self.reader = reader or PathReader()
         self.min_margin = min_margin
         self.count_margin = count_margin
         self.list_margin = list_margin
         self.typed_margin = typed_margin
+        self.sibling_margin = sibling_margin
+        self.sibling_fit = sibling_fit
 
     def _read(self, question: str, query: str | None = None) -> tuple[list[Any], list[Reading]]:
         if hasattr(self.reader, "walk"):  # the walk reader finds its own paths (graphhop.read.walk)
@@ -254,9 +250,13 @@ class TextQA:
 
         kind = qtype or detect_qtype(question)
         if kind == "boolean":
-            return self._boolean(question)
+            from graphhop.read.text_yesno import answer_yes_no
+
+            return answer_yes_no(self, question)
         if kind == "count":
-            return self._count(question)
+            from graphhop.read.text_counts import answer_count
+
+            return answer_count(self, question)
         if kind == "comparison":
             return self._comparison(question)
         return self._query(question, kind)
@@ -271,19 +271,49 @@ class TextQA:
         return TextAnswer(qtype, ans, best.margin if best else float("-inf"), answers if answers is not None else ([ans] if ans else []),
                           ok, sup, graph, trace)
 
-    def _query(self, question: str, kind: str = "query") -> TextAnswer:
-        paths, readings = self._read(question)
+    def _query(self, question: str, kind: str = "query", listing: bool = False, query: str | None = None) -> TextAnswer:
+        """The best answer (and a list's items: ``listing``, or a question that asks a list); ``query`` as
+        :meth:`_read` takes it."""
+        paths, readings = self._read(question, query)
+        listing = listing or asks_list(question) or asks_people(question)
         if _ASKS_NAME.match(question):  # ``who`` / ``where`` / ``in which country`` ask for a name, never a number
             readings = [r for r in readings if not is_number(r.text)]
         best = self._best(readings)
         if best is None or best.margin <= self.min_margin:
             return self._result(kind, paths, best, question, {"paths": len(paths)})
-        if asks_list(question) and any(r.type_fit >= 1.0 for r in readings):
+        if listing and any(r.type_fit >= 1.0 for r in readings):
             best, items, support = self._typed_items(readings, best)
         else:
             items, support = self._items(readings, best, self.list_margin)
+        if listing:
+            items, support = self._siblings(question, readings, best, items, support)
+            stated = [d for item in items for d in self.stating(question, item)] if len(items) > 1 else []
+            support = list(dict.fromkeys((*support, *stated)))  # ``Two volcanoes dominate it: A ... and B``
         return self._result(kind, paths, best, question, {"paths": len(paths), "items": items}, answers=items,
                             support=support if len(items) > 1 else None)
+
+    def _siblings(self, question: str, readings: Sequence[Reading], best: Reading, items: list[str],
+                  support: list[str]) -> tuple[list[str], list[str]]:
+        """A list's items read off the same entity as its best item (walk reader): the other answers (names when the
+        best is a name) within ``sibling_margin`` of the best, with a type fit at most ``sibling_fit`` under the best's
+        (or under .5 when the text names the best as the asked type), read in the best's own
+        sentence from the same entity (``Its crews went out to the steamer Castellan in 1889 and to the barque
+        Harwick Maid in 1894``), or read straight off an entity the question names (``Fennimore Black ... was cut
+        by his apprentice Hale Tobbin``, in another passage than ``Tobbin Roman ... completed by Hale Tobbin``)."""
+        graph = getattr(self.reader, "graph", None)
+        if graph is None or not best.holder:
+            return items, support
+        asked = [fold_name(e) for e in graph.entities(question)]
+        numbers = is_number(best.text)
+        items, support = list(items), list(support)
+        for r in sorted(readings, key=lambda r: -r.margin):
+            if r.margin < best.margin - self.sibling_margin or r.type_fit < min(best.type_fit, 0.5) - self.sibling_fit \
+                    or is_number(r.text) != numbers or any(_same(r.text, seen) for seen in items):
+                continue
+            if (r.sentence == best.sentence and _same(r.holder, best.holder)) or fold_name(r.holder) in asked:
+                items.append(r.text)
+                support += [d for d in r.path if d not in support]
+        return items, support
 
     def _typed_items(self, readings: Sequence[Reading], best: Reading) -> tuple[Reading, list[str], list[str]]:
         """A list question's items (walk reader): the answers the text names as the asked type (type fit 1),
@@ -302,83 +332,12 @@ class TextQA:
         return Reading(top.text, max(top.margin, best.margin), top.path, top.path_score, top.sentence, top.holder,
                        top.type_fit, top.hops), items, list(support)
 
-    def _boolean(self, question: str) -> TextAnswer:
-        names = name_mentions(question[1:])
-        words = set(re.findall(r"[a-z]+", question.lower()))
-        if len(names) >= 2 and (words & _COMPARE_WORDS or "than" in words):
-            return self._boolean_comparison(question, names[0], names[-1])
-        return self._boolean_claim(question)
-
-    def _boolean_comparison(self, question: str, first: str, second: str) -> TextAnswer:
-        """``Was A released before B?``: compare A's and B's values; yes when A wins."""
-        res = self._compare(question, [first, second], lambda opt: question.replace(second if opt == first else first, "").strip())
-        if not res.supported:
-            res.qtype = "boolean"
-            return res
-        verdict = "yes" if _same(res.answer, first) else "no"
-        return TextAnswer("boolean", verdict, res.score, [verdict], True, res.support, res.graph,
-                          {**res.trace, "first": first, "second": second})
-
-    def _boolean_claim(self, question: str) -> TextAnswer:
-        names = name_mentions(question[1:])
-        nums = re.findall(r"\b\d[\d,.]*\b", question)
-        claim = (nums[-1] if nums and question.rfind(nums[-1]) > question.rfind(names[-1] if names else "\0") else
-                 (names[-1] if names else ""))
-        if not claim:
-            paths, readings = self._read(question)
-            return self._result("boolean", paths, None, question, {"reason": "no claimed value found"})
-        at = question.rfind(claim)
-        before = re.sub(r"\b(?:the|a|an)\s*$", "", question[:at], flags=re.I)
-        kind = self._kind_of(claim)
-        masked = before + (f"which {kind}" if kind else "what") + question[at + len(claim):]
-        paths, readings = self._read(masked, query=question)
-        best = self._best(readings)
-        trace = {"claim": claim, "masked_question": masked, "found": best.text if best else ""}
-        if best is None or best.margin <= self.min_margin:
-            return self._result("boolean", paths, None, question, trace)
-        holds = _same(best.text, claim) or _describes(_after_answer(best.sentence, best.text), claim) or any(
-            _describes(_first_sentence(self.retriever.text(d)), claim) for d in self._titled(best.text))
-        trace["claim_in"] = "answer" if _same(best.text, claim) else ("what describes the answer" if holds else "")
-        return self._result("boolean", paths, best, question, trace, text="yes" if holds else "no")
-
-    def _kind_of(self, name: str) -> str:
-        """What the text says ``name`` is (the head noun of its passage's first clause: ``Estmark is a small
-        republic to the west of ...`` -> ``republic``), when the reader can tell (walk reader); else ``""``."""
-        graph = getattr(self.reader, "graph", None)
-        if graph is None or not hasattr(graph, "first_clause"):
-            return ""
-        words = re.findall(r"[a-z]+", graph.first_clause(name).lower())
-        for w, nxt in zip(words, words[1:] + [""]):
-            if w not in _ARTICLES_VERBS and (not nxt or nxt in _CLAUSE_WORDS):
-                return w
-        return ""
-
     def _titled(self, name: str) -> list[str]:
         """Passages titled ``name`` (via the retriever's entity links, when it has them)."""
         links = getattr(getattr(self.retriever, "search", None), "entity_links", None)
         if links is None or not links.titled:
             return []
         return list(links._names.get(fold_name(name), []))
-
-    def _count(self, question: str) -> TextAnswer:
-        paths, readings = self._read(question)
-        best = _counting(readings, question) or self._best(readings)
-        value = parse_value(best.text) if best is not None and best.margin > self.min_margin else None
-        is_year = 1000 <= (value or 0) <= 2100 and "," not in (best.text if best else "")
-        if best is not None and value is not None and len(split_list(best.text)) == 1 and not is_year:
-            return self._result("count", paths, best, question, {"number": best.text}, text=str(int(value)))
-        listing = _COUNT.sub("Which", question.strip(), count=1)
-        paths, readings = self._read(listing, query=question)
-        best = self._best(readings)
-        if best is None or best.margin <= self.min_margin:
-            return self._result("count", paths, None, question, {"listing_question": listing})
-        if asks_list(listing) and any(r.type_fit >= 1.0 for r in readings):
-            best, items, support = self._typed_items(readings, best)
-        else:
-            items, support = self._items(readings, best, self.count_margin)
-        n = str(len(items))
-        return self._result("count", paths, best, question, {"listing_question": listing, "counted": items},
-                            text=n, answers=[n], support=support)
 
     def _items(self, readings: Sequence[Reading], best: Reading, margin: float) -> tuple[list[str], list[str]]:
         """Distinct answers (list spans split into items) of the readings within ``margin`` of the
@@ -394,72 +353,108 @@ class TextQA:
         return items, list(support)
 
     def _comparison(self, question: str) -> TextAnswer:
-        from graphhop.read.ops import split_options
+        from graphhop.kgqa.compare import split_choice
 
-        prefix, options = split_options(question)
+        prefix, options = split_choice(question)  # ``Which is older: A, or B?`` as ``Which is older, A or B?``
         return self._compare(question, options, lambda opt: f"{prefix} {opt}?".strip())
 
     def _compare(self, question: str, options: Sequence[str], sub_question: Any) -> TextAnswer:
-        """Each option read on its own (``sub_question(option)``) for a number; the comparative picks one."""
+        """Each option's value (:meth:`_pick`); the comparative picks one. The trace's ``chosen`` is the index of
+        the option picked."""
         from graphhop.read.ops import comparison_direction
 
         picks: list[dict[str, Any]] = []
         all_paths: list[Any] = []
-        for opt in options:
-            paths, readings = self._read(_positive(sub_question(opt)))
+        for i, opt in enumerate(options):
+            pick, paths = self._pick(question, opt, [o for o in options if o != opt], sub_question)
             all_paths += paths
-            numeric = [r for r in readings if parse_value(r.text) is not None and _mentions_option(r, opt, self)]
-            others = [o for o in options if o != opt]  # a value read of another option is not this one's
-            numeric = [r for r in numeric if not any(_same(r.holder, o) for o in others)]
-            if _is_name(opt) and not question.lower().startswith("whose"):  # ``Whose stadium``: its stadium's value
-                numeric = [r for r in numeric if r.holder and _same(r.holder, opt)] or numeric
-            if not numeric:
-                continue
-            r = max(numeric, key=lambda x: x.margin)
-            picks.append({"option": opt, "value": parse_value(r.text), "text": r.text, "reading": r,
-                          "holder": self._holder(opt, r)})
+            if pick is not None:
+                picks.append({**pick, "index": i})
         if len(picks) < 2:
             return self._result("comparison", all_paths, None, question, {"options": list(options),
                                                                          "reason": "fewer than two options with a value"})
         years = all(1000 <= p["value"] <= 2100 for p in picks)
         direction = comparison_direction(question, "year" if years else "")
         chosen = (min if direction == "min" else max)(picks, key=lambda p: p["value"])
-        support = [d for p in picks for d in p["reading"].path]
+        support = [d for p in picks for d in (*p.pop("via"), *p["reading"].path)]
         weakest = min((p["reading"] for p in picks), key=lambda r: r.margin)
         best = Reading(chosen["holder"], max(weakest.margin, self.min_margin + 1e-6), weakest.path, weakest.path_score)
-        trace = {"options": list(options), "direction": direction,
+        trace = {"options": list(options), "direction": direction, "chosen": chosen["index"],
                  "picks": [{k: v for k, v in p.items() if k != "reading"} for p in picks]}
         return self._result("comparison", all_paths, best, question, trace, text=chosen["holder"],
                             support=list(dict.fromkeys(support)))
 
+    def _pick(self, question: str, option: str, others: Sequence[str],
+              sub_question: Any) -> tuple[dict[str, Any] | None, list[Any]]:
+        """One option's value: an option that describes its entity (``the leader of the Kesh Tor expedition``) is
+        first resolved to it (:meth:`_resolve`); an age (``Who was older``, ``born earlier``) is read as the year of
+        birth (``When was X born?``; ``founded`` for a non-person, :func:`_age_question`) when the text gives one,
+        else the option is read with the question's own words (``sub_question``). The value is the best span that
+        parses as a number on a path that names the option (its holder the option, when it is a name)."""
+        resolved = self._resolve(question, option)
+        age = bool(_age_question(question, option))  # an age may be read off a later candidate (``Aurenne``: a place)
+        all_paths: list[Any] = []
+        for name, via in (resolved if age else resolved[:1]) + [(option, ())]:  # then the option itself
+            entity = name != option
+            dated = _age_question(question, name) if entity or _is_name(name) else []  # a resolved entity's age:
+            tries = [(q, True) for q in dated] + ([] if dated and entity else [(_positive(sub_question(name)), False)])
+            for sub, is_dated in tries:  # only as the text dates it
+                paths, readings = self._read(sub)
+                all_paths += paths
+                numeric = [r for r in readings if parse_value(r.text) is not None and _mentions_option(r, name, self)]
+                numeric = [r for r in numeric if not any(_same(r.holder, o) for o in others)]  # another option's value
+                if is_dated:  # a year of birth / founding, read with the text's own words for it
+                    numeric = [r for r in numeric if r.margin > self.min_margin and _same(r.holder, name)
+                               and 1000 <= (parse_value(r.text) or 0) <= 2100]
+                if _is_name(name) and not question.lower().startswith("whose"):  # ``Whose stadium``: its stadium's
+                    numeric = [r for r in numeric if r.holder and _same(r.holder, name)] or numeric
+                if numeric:
+                    r = max(numeric, key=lambda x: x.margin)
+                    return {"option": option, "value": parse_value(r.text), "text": r.text, "reading": r, "via": via,
+                            "asked": sub, "holder": name if entity else self._holder(option, r)}, all_paths
+        return None, all_paths
+
+    def _resolve(self, question: str, option: str, most: int = 3) -> list[tuple[str, tuple[str, ...]]]:
+        """The entities an option that describes its entity may stand for (``the man who led both expeditions to
+        Oskelt``), best first: the answers to ``Which club organised X?`` that the text names as the asked type
+        (``the club that organised X``), else the answers to ``Who is <option>?`` (``What`` unless the question asks
+        ``who``) by their margin plus their fit to the asked type; each with its path and the passages that state the
+        link themselves (:meth:`stating`). ``[]`` for an option that is a name or when nothing is read."""
+        from graphhop.read.facts import answer_type
+
+        if _is_name(option) or not name_mentions(option):
+            return []
+
+        def named(question: str) -> list[Reading]:
+            return [r for r in self._read(question)[1] if r.margin > self.min_margin and not is_number(r.text)
+                    and not any(_same(r.text, n) for n in name_mentions(option))]
+
+        clause = _CLAUSE.match(option.strip(" ?."))
+        noun = (answer_type(question) or "").split()[:1] if clause and clause[1] == "one" else [clause[1]] if clause else []
+        typed = [r for r in named(f"Which {noun[0]} {clause[2] or clause[3]}?") if r.type_fit >= 1.0] if noun else []
+        wh = "Who" if re.match(r"^\s*(?:who|whom|whose)\b", question, re.I) else "What"
+        found = typed or named(f"{wh} is {option.strip(' ?.')}?")  # ``the club that ...``: a club the text names so
+        out: list[tuple[str, tuple[str, ...]]] = []
+        for r in sorted(found, key=lambda r: -(r.margin + r.type_fit)):
+            if len(out) < most and not any(_same(r.text, name) for name, _ in out):
+                out.append((r.text, tuple(dict.fromkeys((*r.path, *self.stating(option, r.text))))))
+        return out
+
+    def stating(self, text: str, answer: str) -> list[str]:
+        """The passages of the entities ``text`` names (titled with them) that name ``answer`` too: they state the
+        link between the two themselves (``Kesh Tor``'s own passage names its expedition's leader), so they belong
+        to the support of an answer read through another passage."""
+        names = [re.sub(r"['’]s?$", "", n) for n in name_mentions(text)]  # ``Arvid Lunne's companion``: Arvid Lunne
+        return [d for n in names for d in self._titled(n) if _mentions(self.retriever.text(d), answer)]
+
     def _holder(self, option: str, reading: Reading) -> str:
         """The option as written when it is a name or names a passage's title; else (an option that describes
         its entity: ``the director of X``) the entity holding the value."""
-        if _is_name(option):
-            return option.strip(" ?.")
+        if _is_name(option):  # ``the Ninefold``: the name without its article (``The Lantern Weaver`` keeps its own)
+            return re.sub(r"^the\s+", "", option.strip(" ?."))
         if reading.holder:
             return option.strip(" ?.") if _same(option, reading.holder) else reading.holder
         titles = [t for t in (self.retriever.title(d) for d in reading.path) if t]
         if any(_same(option, t) for t in titles) or not titles:
             return option.strip(" ?.")
         return titles[-1]
-
-
-def _counting(readings: Sequence[Reading], question: str) -> Reading | None:
-    """The best reading of a number written just before the noun a ``How many`` question counts (``the party
-    numbered eleven Brennish climbers and surveyors, supported by about forty porters`` for ``How many Brennish
-    climbers ... took part``: eleven, not forty): most of the question's next three content words among the three
-    words after the number, then the margin (``210,000 people live`` over ``seats 640 people`` for ``How many
-    people live``); None when no number is written so."""
-    from graphhop.read.sentence_graph import STOP, TOKEN, find_name, word_key
-
-    words = TOKEN.findall(question.lower())
-    counted = {word_key(w) for w in words[2:5] if w not in STOP} if words[:2] == ["how", "many"] else set()
-    found = []
-    for r in readings:
-        at = find_name(r.sentence, r.text) if counted and r.sentence and is_number(r.text) else None
-        after = TOKEN.findall(r.sentence[at[1]:].lower())[:3] if at else []
-        met = len(counted & {word_key(w) for w in after})
-        if met:
-            found.append((met, r.margin, r))
-    return max(found, key=lambda f: f[:2])[2] if found else None

@@ -1,0 +1,133 @@
+"""Count questions over text (:class:`graphhop.read.text_qa.TextQA`'s ``count`` type), in this order:
+
+``How many of the X were born in Ostham?``, ``How many of the named volcanoes are more than 2,000 metres high?``,
+``How many women are among the X?`` (a count of the items of a list that pass a test)
+    the items of ``Which X?`` (read as a list; words that only point at the texts, ``named in the texts``,
+    ``described``, dropped), each tested on its own: a claim is asked as a yes/no question (``Was Oda Fenn born in
+    Ostham?``, :func:`graphhop.read.text_yesno.answer_yes_no`), a bound (``more than 2,000 metres high``) as the
+    value it bounds (``How high is Hekkavar?``), ``women`` / ``men`` by the pronouns of the item's own passage
+    (``she`` / ``her`` against ``he`` / ``his``); the count is of those that pass, the support every passage read.
+a number the text writes (``The party numbered eleven Brennish climbers``)
+    the number written just before the counted noun (:func:`counted_number`), else the best reading that is a
+    number (not a year).
+otherwise
+    the question read as ``Which ...?`` (``In how many towns`` as ``In which towns``) and its distinct answers
+    counted: the items of a list (``TextQA._query`` with ``listing``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Sequence
+
+from graphhop.read.numbers import is_number, parse_value
+from graphhop.read.text_qa import Reading, TextAnswer, split_list
+
+__all__ = ["answer_count", "counted_number", "filtered_count"]
+
+_COUNT = re.compile(r"^(?:(?:in|at|on|from|for|to|by|with|of) )?how many\b", re.I)
+_OF_THE = re.compile(r"^how many of (?:the |these |those )?(?P<np>.+?)\s+(?P<aux>are|were|is|was|have|has|had|did|do|does)"
+                     r"\s+(?P<pred>.+?)[\s?.!]*$", re.I)
+_AMONG = re.compile(r"^how many (?P<kind>[a-z]+) (?:are|were|is|was) (?:there )?among (?:the |these |those )?(?P<np>.+?)"
+                    r"[\s?.!]*$", re.I)
+#: Words that only point at the texts themselves (``the holders named in the texts``, ``the typefaces described``).
+_CORPUS = re.compile(r"\b(?:named|mentioned|described|listed)(?:\s+(?:in|by)\s+(?:the|these|this)\s+(?:texts?|passages?"
+                     r"|documents?|articles?))?\b|\b(?:in|by)\s+(?:the|these|this)\s+(?:texts?|passages?)\b", re.I)
+_BOUND = re.compile(r"^(?P<cmp>more|greater|higher|larger|over|above|less|fewer|lower|smaller|under|below)(?:\s+than)?\s+"
+                    r"(?P<n>\d[\d,.]*)\s*(?P<rest>.*)$", re.I)
+_GENDER = {"women": "she", "woman": "she", "female": "she", "men": "he", "man": "he", "male": "he"}
+
+
+def answer_count(qa: Any, question: str) -> TextAnswer:
+    """Answer a ``How many`` question with ``qa`` (a :class:`~graphhop.read.text_qa.TextQA`; module docstring)."""
+    filtered = filtered_count(qa, question)
+    if filtered is not None:
+        return filtered
+    paths, readings = qa._read(question)
+    best = counted_number(readings, question) or qa._best(readings)
+    value = parse_value(best.text) if best is not None and best.margin > qa.min_margin else None
+    is_year = 1000 <= (value or 0) <= 2100 and "," not in (best.text if best else "")
+    if best is not None and value is not None and len(split_list(best.text)) == 1 and not is_year:
+        return qa._result("count", paths, best, question, {"number": best.text}, text=str(int(value)))
+    listing = _COUNT.sub("Which", question.strip(), count=1)
+    res = qa._query(listing, "count", listing=True, query=question)
+    if not res.supported:
+        return qa._result("count", [], None, question, {"listing_question": listing})
+    n = str(len(res.answers))
+    return TextAnswer("count", n, res.score, [n], True, res.support, res.graph,
+                      {"listing_question": listing, "counted": res.answers})
+
+
+def filtered_count(qa: Any, question: str) -> TextAnswer | None:
+    """``How many of the X <predicate>?`` / ``How many <kind> are among the X?`` (module docstring); None for
+    another question or when the list has no items."""
+    q = " ".join(question.split())
+    of, among = _OF_THE.match(q), _AMONG.match(q)
+    if of is None and (among is None or among["kind"].lower() not in _GENDER):
+        return None
+    np = of["np"] if of else among["np"]  # type: ignore[index]
+    listing = f"Which {' '.join(_CORPUS.sub(' ', np).split())}?"
+    res = qa._query(listing, "count", listing=True)
+    if not res.supported or not res.answers:
+        return None
+    support, passed, tests = list(res.support), [], []
+    for item in res.answers:
+        ok, used = (_passes(qa, item, of["aux"], of["pred"]) if of else
+                    _gendered(qa, item, _GENDER[among["kind"].lower()]))  # type: ignore[index]
+        support += [d for d in used if d not in support]
+        tests.append({"item": item, "passes": ok})
+        if ok:
+            passed.append(item)
+    n = str(len(passed))
+    return TextAnswer("count", n, res.score, [n], True, tuple(support), res.graph,
+                      {"listing_question": listing, "tested": tests, "counted": passed})
+
+
+def _passes(qa: Any, item: str, aux: str, predicate: str) -> tuple[bool, list[str]]:
+    """Whether ``item`` meets ``predicate`` (a claim or a numeric bound) and the passages that say so."""
+    from graphhop.read.ops import _MIN
+    from graphhop.read.text_yesno import answer_yes_no
+
+    bound = _BOUND.match(predicate)
+    if bound is not None:
+        rest = bound["rest"].split()
+        asked = f"How {rest[-1]} is {item}?" if rest else f"How many are {item}?"
+        res = qa._query(asked)
+        value = parse_value(res.answer) if res.supported and is_number(res.answer.split()[0] if res.answer else "") else None
+        if value is None:
+            return False, list(res.support)
+        limit = float(bound["n"].replace(",", ""))
+        return (value < limit if bound["cmp"].lower() in _MIN | {"under", "below"} else value > limit), list(res.support)
+    res = answer_yes_no(qa, f"{aux.capitalize()} {item} {predicate}?")
+    return res.supported and res.answer == "yes", list(res.support)
+
+
+def _gendered(qa: Any, item: str, pronoun: str) -> tuple[bool, list[str]]:
+    """Whether the item's own passages speak of it as ``she`` or as ``he`` (more of the asked pronoun's forms)."""
+    forms = {"she": ("she", "her", "hers", "herself"), "he": ("he", "him", "his", "himself")}
+    docs = qa._titled(item)
+    words = [w for d in docs for w in re.findall(r"[a-z]+", qa.retriever.text(d).lower())]
+    asked = sum(words.count(w) for w in forms[pronoun])
+    other = sum(words.count(w) for w in forms["he" if pronoun == "she" else "she"])
+    return asked > other, docs
+
+
+def counted_number(readings: Sequence[Reading], question: str) -> Reading | None:
+    """The best reading of a number written just before the noun a ``How many`` question counts (``the party
+    numbered eleven Brennish climbers and surveyors, supported by about forty porters`` for ``How many Brennish
+    climbers ... took part``: eleven, not forty): most of the question's next three content words among the three
+    words after the number, in its clause (``in 1931, when he reached the summit`` counts nothing), then the margin
+    (``210,000 people live`` over ``seats 640 people`` for ``How many people live``); None when no number is written
+    so."""
+    from graphhop.read.sentence_graph import STOP, TOKEN, find_name, word_key
+
+    words = TOKEN.findall(question.lower())
+    counted = {word_key(w) for w in words[2:5] if w not in STOP} if words[:2] == ["how", "many"] else set()
+    found = []
+    for r in readings:
+        at = find_name(r.sentence, r.text) if counted and r.sentence and is_number(r.text) else None
+        after = TOKEN.findall(re.split(r"[,;:.()]", r.sentence[at[1]:], maxsplit=1)[0].lower())[:3] if at else []
+        met = len(counted & {word_key(w) for w in after})
+        if met:
+            found.append((met, r.margin, r))
+    return max(found, key=lambda f: f[:2])[2] if found else None
