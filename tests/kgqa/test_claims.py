@@ -13,6 +13,7 @@ FACTS = [
     ("Tomas Reyl", "nationality", "Ostmark"), ("Tomas Reyl", "born in", "Sarrow"), ("Sarrow", "located in", "Lowmere"),
     ("Lowmere", "located in", "Ostmark"), ("Veldaria", "currency", "veld"), ("Ostmark", "currency", "ost crown"),
     ("Brill", "located in", "Veldaria"), ("Veldaria", "capital", "Brill"), ("Ostmark", "capital", "Lowmere"),
+    ("Tomas Reyl", "home port", "Lowmere"), ("Marn", "located in", "Ostmark"),
 ]
 
 
@@ -35,3 +36,24 @@ def test_no_is_shown_by_the_named_chain_not_by_the_shortcut(kgqa) -> None:
 def test_yes_is_shown_by_the_named_chain(kgqa) -> None:
     res = kgqa.ask("Was Odile Marsk born in Ostmark?")
     assert res["answer"] == "yes" and {FACTS[1], FACTS[2], FACTS[3]} <= _triples(res)
+
+
+def test_a_yes_chain_is_shown_with_its_general_relations(kgqa) -> None:
+    """``home port -> ^capital`` proves "Is X's home port in Ostmark?" only for capitals: the chain shown is
+    ``home port -> located in`` (every pair of ``^capital`` is one of ``located in``), which reaches the claim too."""
+    import numpy as np
+
+    from graphhop.kgqa.claims import _general_hit
+    from graphhop.kgqa.cover import walk
+    from graphhop.kgqa.link import Mention
+    from graphhop.kgqa.pipeline import Reading
+
+    store = kgqa.store
+    rel, ent = {n: i for i, n in enumerate(store.relations)}, {n: i for i, n in enumerate(store.entities)}
+    topic = (ent["Tomas Reyl"],)
+    path = walk(store, topic, [(rel["home port"], True), (rel["capital"], False)], 1.0)
+    reading = Reading(Mention(0, 2, topic, "Tomas Reyl"), "is X s home port in", [path], np.ones(1))
+    moved, trace = _general_hit(kgqa, reading, path, [ent["Ostmark"]])
+    assert [(store.relations[r], f) for r, f in moved.steps] == [("home port", True), ("located in", True)]
+    assert trace["general"]["steps"] == [1]
+    assert _general_hit(kgqa, reading, path, [ent["Veldaria"]]) == (path, {})  # the general chain misses it: kept
