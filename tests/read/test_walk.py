@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from graphhop.read.walk import SentenceGraph, WalkReader, question_words, word_key
 
@@ -332,3 +332,22 @@ def test_a_hop_read_elsewhere_also_cites_its_sources_own_passage_when_that_names
     assert reader.support(hops["q3"]) == ("q3",)  # Quell's own passage does not name Lena Brisk
     reader.own_passages = False
     assert reader.support(hops["q2"]) == ("q2",)
+
+
+def test_a_title_with_a_bracketed_qualifier_names_its_entity_as_the_text_writes_it():
+    docs = [_Doc("s1", "Castellan (steamer)", "The Castellan was a passenger steamer. The inquiry blamed her captain, Edvin Sarrow."),
+            _Doc("s2", "Corran Society", "Its crews went out to the steamer Castellan in 1889.")]
+    graph = SentenceGraph(_Search(docs))
+    assert graph.resolve("Castellan") == "Castellan" and graph.knows("Castellan")
+    edges = graph.edges("Castellan")  # its own passage: every sentence, the captain's too
+    assert {"Edvin Sarrow", "Corran Society"} <= {e.target for e in edges}
+    assert all(e.target != "Castellan (steamer)" for e in graph.edges("Corran Society"))
+
+
+def test_a_common_noun_in_lower_case_is_no_answer_to_who():
+    reader = WalkReader(_Search(DOCS), encoder=_FlatEncoder())
+    states = reader.walk(["Night Ferry to Kestrin"], frozenset({"direct"}))
+    fake = [replace(states[0], entity="the shore"), replace(states[0], entity="Mara Voss")]
+    fits = reader._type_fits("Who directed Night Ferry to Kestrin?", fake, frozenset())
+    assert fits["the shore"] == 0.0 and fits["Mara Voss"] > 0.0
+    assert reader._type_fits("What did Night Ferry to Kestrin show?", fake, frozenset())["the shore"] > 0.0

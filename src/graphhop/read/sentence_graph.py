@@ -16,7 +16,7 @@ from graphhop.kb.names import fold_name, name_mentions, name_spans
 from graphhop.read.numbers import NUMBER as _NUMBER
 
 __all__ = ["Edge", "LIFE", "STOP", "SentenceGraph", "TOKEN", "find_name", "noun_key", "question_words", "relation_keys",
-           "surface_words", "word_key"]
+           "surface_words", "title_name", "word_key"]
 
 STOP = set("""a an the of in on at to for by with and or is was are were be been being do does did has have had
 what which who whom whose where when why how that this these those it its he she they his her their there as into than
@@ -118,6 +118,15 @@ class Edge:
     label: str = ""  # the relation words as written (what the trained chain scorer reads)
 
 
+def title_name(title: str) -> str:
+    """The name a passage's title gives its entity, without a bracketed qualifier after it (``Castellan (steamer)``:
+    ``Castellan``, as the text writes it)."""
+    return _QUALIFIER.sub("", title) or title
+
+
+_QUALIFIER = re.compile(r"\s*\([^()]*\)\s*$")
+
+
 def find_name(text: str, name: str) -> tuple[int, int] | None:
     """Char range of the first whole-word, case-insensitive mention of ``name`` in ``text``."""
     words = TOKEN.findall(name)
@@ -140,7 +149,7 @@ class SentenceGraph:
         self.titles: dict[str, list[str]] = {}
         for d in self.index.docs.docs:
             if d.title:
-                self.titles.setdefault(fold_name(d.title), []).append(d.id)
+                self.titles.setdefault(fold_name(title_name(d.title)), []).append(d.id)
         last: dict[str, set[str]] = {}
         for key in self.titles:
             words = key.split()
@@ -162,7 +171,7 @@ class SentenceGraph:
         key = fold_name(name)
         for k in (key, f"the {key}", self._surname.get(key, "")):
             if k in self.titles:
-                return self.index.docs[self.titles[k][0]].title
+                return title_name(self.index.docs[self.titles[k][0]].title)
         return name
 
     def knows(self, name: str) -> bool:
@@ -174,7 +183,8 @@ class SentenceGraph:
         """The question's entities: its proper names and the index titles it mentions (resolved)."""
         found = [self.resolve(re.sub(r"['’]s$", "", n)) for n in name_mentions(question[:1].lower() + question[1:])]
         if self.links.titled:
-            found += [self.index.docs[self.titles[k][0]].title for k in self.links.mentioned(question) if k in self.titles]
+            found += [title_name(self.index.docs[self.titles[k][0]].title) for k in self.links.mentioned(question)
+                      if k in self.titles]
         out: list[str] = []
         for name in found:  # longest first; a name inside a longer one is not another entity
             if not any(fold_name(name) in fold_name(o) for o in out):
@@ -202,7 +212,7 @@ class SentenceGraph:
         ... He also captains the club``) replaced by that name: the latest earlier name (other than the
         passage's title, which the passage's own sentences are about anyway) whose name ends with the noun or
         whose passage describes it with it (``Corvel Athletic is a football club``)."""
-        title = fold_name(self.index.docs[doc_id].title or "")
+        title = fold_name(title_name(self.index.docs[doc_id].title or ""))
         named: list[str] = []
         out = []
         for sentence in sentences:
@@ -265,7 +275,7 @@ class SentenceGraph:
             words = relation_keys(f"{between} {tail}") | (_LIFE_WORDS if LIFE.fullmatch(sentence[a - 1 : z + 1]) else frozenset()) \
                 | (_LENGTH_WORDS if _LENGTH.match(sentence[z:]) else frozenset())
             out.append(Edge(entity, name, doc_id, sentence, words, label=_label(between, tail)))
-        title = self.index.docs[doc_id].title
+        title = title_name(self.index.docs[doc_id].title or "")
         if at is not None and not own and title and find_name(sentence, title) is None:
             tail = " ".join(TOKEN.findall(sentence[s1:])[: self.after])
             head = _main_clause(sentence[:s0])
@@ -285,7 +295,7 @@ class SentenceGraph:
         if key not in self._edges:
             out: list[Edge] = []
             for doc_id in self.passages(entity):
-                own = fold_name(self.index.docs[doc_id].title) == key
+                own = fold_name(title_name(self.index.docs[doc_id].title)) == key
                 for sentence in self.sentences(doc_id):
                     out += self._sentence_edges(entity, doc_id, sentence, own)
             self._edges[key] = out

@@ -382,7 +382,10 @@ class WalkReader:
         cos = type_fit(self.encoder, wanted, question, [(t, f"{t} {d}") for t, d in described.items()], lambda c: "")
         if self.type_head != "off" and wanted and wanted != "year" and not question.lower().startswith("how many"):
             cos = self._head_fits(wanted, states, described, cos)
-        return {t: 1.0 if _names_type(t, parts[t], wanted_keys) else c for t, c in zip(described, cos)}
+        fits = {t: 1.0 if _names_type(t, parts[t], wanted_keys) else c for t, c in zip(described, cos)}
+        if wanted == "person":  # a person is named: a common noun in lower case (``the shore``) is none
+            fits = {t: 0.0 if t == t.lower() and not is_number(t) else f for t, f in fits.items()}
+        return fits
 
     def _head_fits(self, noun: str, states: Sequence[_State], described: dict[str, str], cos: list[float]) -> list[float]:
         """``type_head``: the trained type head's probability (:class:`~graphhop.kgqa.type_head.TextTypeFit`) of
