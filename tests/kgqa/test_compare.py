@@ -71,3 +71,21 @@ def test_whose_coach_answers_with_the_club(kgqa) -> None:
     res = kgqa.ask("Whose coach was born later, Tarn Rovers's or Eddow Town's?")
     assert res["answer"] == "Eddow Town" and res["trace"]["relation_path"] == ["birth year"]
     assert {FACTS[0], FACTS[1], FACTS[2], FACTS[3]} <= _triples(res)
+
+
+PHARMA = [
+    ("Velm Labs", "founded by", "Ria Osk"), ("Tamsulin", "manufactured by", "Velm Labs"), ("Tamsulin", "approval year", "1994"),
+    ("Corvex", "approval year", "1986"), ("Corvex", "manufactured by", "Onder Pharma"), ("Ria Osk", "birth year", "1950"),
+    ("Velm Labs", "founded year", "1961"), ("Onder Pharma", "founded by", "Ivo Lantz"), ("Ivo Lantz", "birth year", "1899"),
+]
+
+
+def test_a_side_naming_its_own_type_is_typed_by_it(kgqa_of) -> None:
+    from graphhop.kgqa.compare import resolve
+
+    kgqa = kgqa_of(PHARMA)
+    side = resolve(kgqa, "the drug Velm Labs makes", "got")  # "Which got approved first, ...": no type in the prefix
+    assert side["noun"] == "drug" and kgqa.store.entities[side["entity"]] == "Tamsulin"
+    assert resolve(kgqa, "the founder of Velm Labs", "person")["noun"] == "person"  # "of": the prefix's noun
+    res = kgqa.ask("Which got approved first, the drug Velm Labs makes or Corvex?")
+    assert res["answer"] == "Corvex" and res["trace"]["relation_path"] == ["approval year"]

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from graphhop.kgqa.end_type import singular
 from graphhop.kgqa.link import Mention, tokens
 from graphhop.read.ops import comparison_direction, parse_number
 
@@ -142,12 +143,16 @@ def resolve(kgqa: Any, text: str, noun: str | None = None) -> dict[str, Any] | N
     the comparison asks: ``person`` for "who was born earlier, the author of X or ...") a description's
     answer is typed by it among the reading's paths that ask as much of the side's words
     (:func:`graphhop.kgqa.end_type.retype` with :func:`graphhop.kgqa.cover.rivals`, no continuation), so
-    "the author of X" is not its publisher."""
+    "the author of X" is not its publisher. A side that names its own type right before its entity ("the **drug**
+    Orrisk Medica makes", a clause without ``of``) is typed by that noun instead."""
     mention, bare = _side_mention(kgqa, text)
     if mention is None:
         return None
     if bare:
         return {"entity": mention.entities[0], "chains": [], "mention": mention, "prob": 1.0, "text": text}
+    toks = tokens(text)
+    if mention.start == 2 and toks[0] in ("the", "a", "an") and toks[1].isalpha():
+        noun = singular(toks[1])  # "the drug X makes": the side names its own type, right before its entity
     reading = kgqa.read(text, mention)
     if reading.best is None:
         return None
@@ -162,7 +167,7 @@ def resolve(kgqa: Any, text: str, noun: str | None = None) -> dict[str, Any] | N
         prob = float(reading.probs[reading.paths.index(path)]) if path in reading.paths else prob
     ans = kgqa.answers(path, mention.entities)[:1]
     return {"entity": ans[0], "chains": kgqa.support(path, ans, limit=10)[:1], "mention": mention,
-            "prob": prob, "text": text, "path": kgqa.describe(reading, path)["relation_path"] if path in reading.paths
+            "prob": prob, "text": text, "noun": noun, "path": kgqa.describe(reading, path)["relation_path"] if path in reading.paths
             else kgqa.describe(reading)["relation_path"]}
 
 
