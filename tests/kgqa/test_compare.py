@@ -89,3 +89,29 @@ def test_a_side_naming_its_own_type_is_typed_by_it(kgqa_of) -> None:
     assert resolve(kgqa, "the founder of Velm Labs", "person")["noun"] == "person"  # "of": the prefix's noun
     res = kgqa.ask("Which got approved first, the drug Velm Labs makes or Corvex?")
     assert res["answer"] == "Corvex" and res["trace"]["relation_path"] == ["approval year"]
+
+
+def test_an_owned_noun_of_two_words_runs_up_to_the_verb() -> None:
+    assert _read("Whose creative director was born later, Maison Velour's or Casa Delune's?", None) == (
+        "which was born later", ["Maison Velour's creative director", "Casa Delune's creative director"],
+        "creative director", True)
+
+
+def test_an_asked_noun_of_two_words_before_a_related_value() -> None:
+    assert _read("Which fashion house is based in the bigger city, Maison Velour or Casa Delune?", "house") == (
+        "which is bigger", ["the city Maison Velour is based in", "the city Casa Delune is based in"], "city", True)
+
+
+def test_a_word_ending_in_er_is_not_a_comparative() -> None:
+    for question in ("Which club is based in the river city, Tarn Rovers or Eddow Town?",
+                     "Which club plays in the other league, Tarn Rovers or Eddow Town?"):
+        prefix, options = split_choice(question)
+        assert read_options(prefix, options, "club") == (prefix, options, "club", False)
+
+
+def test_a_name_starting_with_one_is_not_the_pronoun() -> None:
+    prefix, options = split_choice("Which band formed earlier, One Direction or Take That?")
+    assert read_options(prefix, options, "band", lambda text: True) == (prefix, options, "band", False)
+    assert read_options(prefix, options, "band")[1] == options  # no preposition after "One": a name
+    assert read_options(prefix, ["the one Ilsa Brom coaches", "Eddow Town"], "club", lambda text: False)[1] == [
+        "the club Ilsa Brom coaches", "Eddow Town"]

@@ -17,18 +17,20 @@ minimum, later/after/more/higher -> maximum; ``older``/``younger`` flip on dates
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Callable
 
 from graphhop.kgqa.end_type import singular
 from graphhop.kgqa.link import Mention, tokens
 from graphhop.read.ops import comparison_direction, parse_number
 
-__all__ = ["split_choice", "split_comparative", "split_same", "read_options", "names_entity", "resolve", "compare_sides",
+__all__ = ["COMPARATIVES", "split_choice", "split_comparative", "split_same", "read_options", "names_entity", "resolve", "compare_sides",
            "same_value"]
 
 _FILLER = {"the", "a", "an", "s", "one"}
+#: comparative words (a word ending in -er is not one by itself: river, other, upper, water, summer)
+COMPARATIVES = frozenset("""earlier later before after older younger elder more less fewer bigger larger smaller higher
+lower greater longer shorter taller first last newer faster slower heavier lighter wider narrower deeper shallower cheaper""".split())
 _SEPARATORS = re.compile(r"\s(than|before|after)\s", re.I)
-_COMPARATIVE = re.compile(r"\b(\w+er|more|less|fewer|before|after|first|last|earlier|later)\b", re.I)
 
 
 def split_choice(question: str) -> tuple[str, list[str]]:
@@ -46,35 +48,54 @@ def split_choice(question: str) -> tuple[str, list[str]]:
 
 
 _ONE = re.compile(r"^((?:the|that|this)\s+)?one\b", re.I)
-_WHOSE = re.compile(r"^whose\s+([a-z]+)\s+(.+)$", re.I)
+#: ``one`` followed by one of these is the pronoun (``the one at X``), not a name (``One Direction``)
+_ONE_PRONOUN = re.compile(r"^(?:(?:the|that|this)\s+)?one\s+(?:at|in|on|of|by|from|with|for|under|behind|near|who|whom|"
+                          r"whose|that|which|where|founded|based|born|made|run|owned|led)\b", re.I)
+#: ``Whose creative director was born later``: the owned noun phrase runs up to the first verb or comparative
+_WHOSE = re.compile(r"^whose\s+((?:[a-z-]+\s+){0,3}?[a-z-]+)\s+((?:is|was|were|are|has|had|have|did|does|do|holds|"
+                    r"plays|runs|employs|[a-z]+ed|" + "|".join(sorted(COMPARATIVES)) + r")\b.*)$", re.I)
+_WHOSE_ONE = re.compile(r"^whose\s+([a-z]+)\s+(.+)$", re.I)
 _POSSESSIVE = re.compile(r"(?:'s|s')$", re.I)
 #: ``which airline is based in the bigger city``: (verb phrase ending in a preposition, comparative, noun) of a
 #: value held by a related entity (``which city has a larger population`` compares the cities themselves)
-_RELATED = re.compile(r"^(?:which|what)\s+[a-z]+\s+(.+?\s(?:in|at|on|for|into|from|of|by|near|with|to))"
-                      r"\s+(?:the|a)\s+([a-z]+)\s+([a-z]+)$", re.I)
+#: the asked noun may take two words (``which fashion house``); the second is never a verb
+_RELATED = re.compile(r"^(?:which|what)\s+[a-z]+(?:\s+(?!(?:is|are|was|were|has|have|had|does|do|did|plays|operates|"
+                      r"flies|runs|sits|lies|stands|serves)\b)(?![a-z]+ed\b)[a-z]+)?"
+                      r"\s+(.+?\s(?:in|at|on|for|into|from|of|by|near|with|to))\s+(?:the|a)\s+([a-z]+)\s+([a-z]+)$", re.I)
 
 
-def read_options(prefix: str, options: list[str], noun: str | None) -> tuple[str, list[str], str | None, bool]:
+def _is_pronoun(option: str, names: Callable[[str], bool] | None) -> bool:
+    """Whether the option's leading ``one`` is the pronoun: followed by a preposition or relative (``the one at
+    X``), or the option as written names no entity (``One Direction`` is left alone when it links)."""
+    if not _ONE.match(option):
+        return False
+    return bool(_ONE_PRONOUN.match(option)) or (names is not None and not names(option))
+
+
+def read_options(prefix: str, options: list[str], noun: str | None,
+                 names: Callable[[str], bool] | None = None) -> tuple[str, list[str], str | None, bool]:
     """The options of a choice as sides :func:`resolve` can read: ``(prefix, sides, noun, by_owner)``.
 
     * ``the one at X`` stands for the asked noun (``Which winemaker is younger: the one at X or the one at
-      Y?`` -> ``the winemaker at X``): the pronoun ``one`` is replaced by ``noun``;
+      Y?`` -> ``the winemaker at X``): the pronoun ``one`` is replaced by ``noun`` when a preposition or
+      relative follows it, or when ``names`` (whether a text names a KB entity) says the option names none;
     * ``Whose founder was born later, A's or B's?`` compares the founders (sides ``A's founder``, prefix
       ``which was born later``, noun ``founder``) and answers with their owner (``by_owner``: the
       entity the option names, not the founder);
     * ``Which airline is based in the bigger city, A or B?`` compares the cities (sides ``the city A is based
       in``, prefix ``which is bigger``), answering with their owner too."""
-    whose = _WHOSE.match(prefix.strip())
+    whose = _WHOSE.match(prefix.strip()) or _WHOSE_ONE.match(prefix.strip())
     if whose is not None:
         owned = whose.group(1).lower()
         sides = [f"{o}{'' if _POSSESSIVE.search(o) else chr(39) + 's'} {owned}" for o in options]
         return f"which {whose.group(2)}", sides, owned, True
     related = _RELATED.match(prefix.strip())
-    if related is not None and _COMPARATIVE.fullmatch(related.group(2)):
+    if related is not None and related.group(2).lower() in COMPARATIVES:
         verb, comparative, held = related.group(1), related.group(2).lower(), related.group(3).lower()
         return f"which is {comparative}", [f"the {held} {o} {verb}" for o in options], held, True
-    if noun is not None and any(_ONE.match(o) for o in options):
-        options = [_ONE.sub(lambda m: f"{m.group(1) or 'the '}{noun}", o) for o in options]
+    if noun is not None and any(_is_pronoun(o, names) for o in options):
+        options = [_ONE.sub(lambda m: f"{m.group(1) or 'the '}{noun}", o) if _is_pronoun(o, names) else o
+                   for o in options]
         return _without_type(prefix), options, noun, False
     return prefix, options, noun, False
 

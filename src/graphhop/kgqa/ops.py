@@ -19,7 +19,7 @@ probability of the path used), ``supported``, ``chains`` (KB edge chains: the su
     the same relation path; otherwise a *claim* (:mod:`graphhop.kgqa.claims`): the last mention is the claimed value (a
     description such as ``the capital of Y`` is resolved to its entity first), removed from the
     question, and paths are scored from the topic. Only paths whose end entities have the claimed
-    entity's type count (:func:`_typed_like`: a country claim is checked against a chain ending in
+    entity's type count (:func:`graphhop.kgqa.claims._typed_like`: a country claim is checked against a chain ending in
     a country, not a city); ``yes`` when the best of them reaches the claim. ``Did A found B?`` is also read from
     B with A claimed; the reading with the more probable chain is used. For ``no`` the support is
     the chain showing what the KB says instead.
@@ -42,7 +42,7 @@ import numpy as np
 from graphhop.kb.verbalize import clean_relation
 from graphhop.kgqa.claims import boolean_claim
 from graphhop.kgqa.cover import covering, cut_back, general, lure_cut, rivals, subject_of_named_verb, walk, walked_back
-from graphhop.kgqa.compare import (compare_sides, names_entity, read_options, resolve, same_value, split_choice,
+from graphhop.kgqa.compare import (COMPARATIVES, compare_sides, names_entity, read_options, resolve, same_value, split_choice,
                                    split_comparative, split_same)
 from graphhop.kgqa.end_type import asked_noun, described_noun, retype, type_phrase
 from graphhop.kgqa.owner import typing_base
@@ -236,10 +236,6 @@ def run_boolean(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict[s
     return boolean_claim(kgqa, question, mentions)
 
 
-COMPARATIVES = frozenset("""earlier later before after older younger elder more less fewer bigger larger smaller higher
-lower greater longer shorter taller first last newer faster slower heavier lighter wider narrower deeper shallower cheaper""".split())
-
-
 def detect_comparative(text: str) -> bool:
     """Whether ``text`` holds a comparative word (:data:`COMPARATIVES`: older, more, after, ...)."""
     return bool(set(re.findall(r"[a-z]+", text.lower())) & COMPARATIVES)
@@ -288,7 +284,7 @@ def run_comparison(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dic
     """``..., A or B?``: the side whose value on the shared numeric path wins."""
     prefix, options = split_choice(question)
     noun = "person" if prefix.lower().startswith(("who ", "whom ")) else asked_noun(prefix)
-    prefix, texts, noun, by_owner = read_options(prefix, options, noun)
+    prefix, texts, noun, by_owner = read_options(prefix, options, noun, lambda t: names_entity(kgqa, t))
     sides = [resolve(kgqa, o, noun) for o in texts]
     if len(options) != 2 or None in sides:
         return _none("fewer than two options name an entity of the KB", {"options": options})
