@@ -64,6 +64,8 @@ def test_train_kgqa_names_each_bad_option(tmp_path: Path) -> None:
                           ("--schemas", "-1"), ("--schema-variants", "-1")):
         res = runner.invoke(app, ["train", "kgqa", "--out", str(tmp_path / "out"), option, value])
         assert res.exit_code != 0 and str(res.exception) == f"{option} must be at least {0 if value == '-1' else 1} (got {value})"
+    res = runner.invoke(app, ["train", "kgqa", "--out", str(tmp_path / "out"), "--lures"])
+    assert res.exit_code != 0 and str(res.exception).startswith("--lures needs --hard")
     (tmp_path / "a-file").write_text("x")
     for bad in (tmp_path / "a-file", tmp_path / "nowhere" / "epochs"):  # refused before the corpus is built
         res = runner.invoke(app, ["train", "kgqa", "--out", str(tmp_path / "out"), "--epoch-dir", str(bad)])

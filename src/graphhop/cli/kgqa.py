@@ -176,6 +176,8 @@ def train_kgqa(
                                  ("--schemas", schemas, 0), ("--schema-variants", schema_variants, 0), ("--train-limit", train_limit, 1)):
         if value is not None and value < least:
             raise InputError(f"{option} must be at least {least} (got {value})")
+    if lures and not hard:
+        raise InputError("--lures needs --hard (the lures are kept among the hard negatives)")
     report = train_scorer(out, epochs=epochs, lr=lr, metaqa_limit=metaqa_limit, seed=seed, max_minutes=max_minutes,
                           root=data, overwrite=overwrite, synthetic=synthetic, hard=hard, schemas=schemas,
                           train_limit=train_limit, init=init, cache=cache, epoch_dir=epoch_dir, lures=lures,
