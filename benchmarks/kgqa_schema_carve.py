@@ -72,17 +72,30 @@ def carve_row(store: KGStore, topic: int, steps: Sequence[tuple[int, bool]], tex
             "hops": len(steps), "gold_facts": chain}
 
 
+HOPS = 4  # the hop bound every head is read with (``kgqa --hops 4``)
+
+
+def rules_digest() -> str:
+    """The digest of the ``kgqa`` pipeline's rules (``src/graphhop/kgqa/*.py``): a changed rule moves the answers."""
+    import graphhop.kgqa
+
+    files = sorted(Path(graphhop.kgqa.__file__).parent.glob("*.py"))
+    return hashlib.sha1(b"".join(f.name.encode() + f.read_bytes() for f in files)).hexdigest()
+
+
 def saved_key(weights: str | Path, n: int, seed: int, kbs: Sequence[Path] = ()) -> str:
     """What a head's kept carve arrays are valid for: the head's resolved folder, the digest of its
-    ``head.npz`` (a retrained ``epoch_1`` is another head) and the carve's ``--n`` and ``--seed`` (with
-    ``--kbs``: the KB folders and the digest of their files instead)."""
+    ``head.npz`` (a retrained ``epoch_1`` is another head), the hop bound, the digest of the pipeline's rules
+    (:func:`rules_digest`) and the carve's ``--n`` and ``--seed`` (with ``--kbs``: the KB folders and the
+    digest of their files instead)."""
     folder = Path(weights).resolve()
     digest = hashlib.sha1((folder / "head.npz").read_bytes()).hexdigest()
+    common = {"weights": str(folder), "head_sha1": digest, "hops": HOPS, "rules_sha1": rules_digest()}
     if kbs:
         files = hashlib.sha1(b"".join((Path(k) / f).read_bytes() for k in kbs for f in ("kb.tsv", "questions.jsonl")))
-        return json.dumps({"weights": str(folder), "head_sha1": digest, "kbs": [str(Path(k).resolve()) for k in kbs],
-                           "kbs_sha1": files.hexdigest()}, sort_keys=True)
-    return json.dumps({"weights": str(folder), "head_sha1": digest, "n": n, "seed": seed}, sort_keys=True)
+        return json.dumps({**common, "kbs": [str(Path(k).resolve()) for k in kbs], "kbs_sha1": files.hexdigest()},
+                          sort_keys=True)
+    return json.dumps({**common, "n": n, "seed": seed}, sort_keys=True)
 
 
 def read_kept(kept: Path, key: str) -> dict[str, np.ndarray] | None:
@@ -123,7 +136,8 @@ def score_heads(folders: list[Path], heads: list[str], save: Path | None = None,
         kept = None if save is None else save / name
         s = None if kept is None else read_kept(kept, key)
         if s is None:
-            s = kb_confidences(folders, weights, support_triples) if kbs else carve_confidences(folders, weights)
+            s = (kb_confidences(folders, weights, support_triples, hops=HOPS) if kbs
+                 else carve_confidences(folders, weights, hops=HOPS))
             if kept is not None:
                 keep(kept, key, s)
         scores[weights] = s
@@ -171,8 +185,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, help="where the carve is written (required unless --kbs)")
     ap.add_argument("--kbs", type=Path, nargs="+", help="score and choose on these hand-written KB folders instead of the carve")
-    ap.add_argument("--n", type=int, default=40, help="selection questions per schema")
-    ap.add_argument("--seed", type=int, default=99)
+    ap.add_argument("--n", type=int, help="selection questions per schema (default 40; not with --kbs)")
+    ap.add_argument("--seed", type=int, help="the carve's seed (default 99; not with --kbs)")
     ap.add_argument("--weights", action="append", default=[], help="a KGQA scorer directory to score on the carve (repeatable)")
     ap.add_argument("--epoch-dir", type=Path, help="also score every DIR/epoch_N head (train kgqa --epoch-dir)")
     ap.add_argument("--choose", action="store_true", help="choose the head (epoch) and its threshold(s) on the carve")
@@ -181,6 +195,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     args = ap.parse_args(argv)
     if args.out is None and not args.kbs:
         ap.error("give --out (where the carve is written) or --kbs FOLDER ...")
+    if args.kbs and (args.out is not None or args.n is not None or args.seed is not None):
+        ap.error("--out, --n and --seed describe the carve: not with --kbs (the KB folders are scored as they are)")
+    args.n, args.seed = 40 if args.n is None else args.n, 99 if args.seed is None else args.seed
     for kb in args.kbs or ():
         if not ((kb / "kb.tsv").is_file() and (kb / "questions.jsonl").is_file()):
             ap.error(f"--kbs {kb}: no kb.tsv and questions.jsonl there")

@@ -113,3 +113,21 @@ def test_kbs_are_chosen_on_by_right_reason_and_kept_per_kb_set(monkeypatch, caps
     (kb / "questions.jsonl").write_text(json.dumps(rows[0]) + "\n", encoding="utf-8")  # other KB files: rescored
     assert carve.score_heads([kb], [head], save, kbs=True)[head]["hits"].tolist() == [True]
     assert len(list(save.iterdir())) == 2
+
+
+def test_kept_arrays_follow_the_pipeline_rules_and_hops(monkeypatch, tmp_path):
+    """A changed rule in ``src/graphhop/kgqa`` (or hop bound) makes the kept arrays another key: they are rerun."""
+    head = _head(tmp_path / "w")
+    kbs = [Path(__file__).resolve().parents[1] / "kgqa" / "data" / "kg_wine"]
+    key = json.loads(carve.saved_key(head, 40, 99, kbs))
+    assert key["hops"] == carve.HOPS == 4 and len(key["rules_sha1"]) == 40
+    monkeypatch.setattr(carve, "rules_digest", lambda: "changed")
+    assert carve.saved_key(head, 40, 99, kbs) != json.dumps(key, sort_keys=True)
+
+
+def test_carve_options_with_kbs_are_refused(capsys, tmp_path):
+    kb = str(Path(__file__).resolve().parents[1] / "kgqa" / "data" / "kg_wine")
+    for extra in (["--out", str(tmp_path / "c")], ["--n", "80"], ["--seed", "1"]):
+        assert "not with --kbs" in _usage_error(capsys, ["--kbs", kb, *extra])
+    args = carve.parse_args(["--kbs", kb])
+    assert (args.n, args.seed, args.out) == (40, 99, None)
