@@ -148,7 +148,7 @@ def test_the_carve_records_the_hop_count_the_threshold_is_applied_to(monkeypatch
     import graphhop.evaluation
     import graphhop.pipeline.registry
     from graphhop.kgqa.epoch_heads import carve_confidences
-    from graphhop.kgqa.ops import _finish
+    from graphhop.kgqa.result import finish
 
     class KGQA:
         def threshold_for(self, path):
@@ -159,9 +159,9 @@ def test_the_carve_records_the_hop_count_the_threshold_is_applied_to(monkeypatch
 
     best, moved = SimpleNamespace(steps=[1], ends=np.asarray([1])), SimpleNamespace(steps=[1, 2, 3], ends=np.asarray([2]))
     reading = SimpleNamespace(paths=[best, moved], probs=np.asarray([0.7, 0.3]))
-    res = _finish(KGQA(), reading, moved, [2], ["2"], [], {})
+    res = finish(KGQA(), reading, moved, [2], ["2"], [], {})
     assert res["trace"]["paths"][0]["relation_path"] == ["r"] and res["trace"]["threshold_hops"] == 3
-    assert _finish(KGQA(), reading, moved, [2], ["2"], [], {}, scorer_path=best)["trace"]["threshold_hops"] == 1
+    assert finish(KGQA(), reading, moved, [2], ["2"], [], {}, scorer_path=best)["trace"]["threshold_hops"] == 1
 
     answer = SimpleNamespace(score=0.9, answer="two", trace=res["trace"])
     monkeypatch.setattr(graphhop.evaluation, "dataset_index", lambda *a, **k: None)

@@ -119,16 +119,16 @@ def test_answer_confidence_pools_the_paths_that_reach_the_same_entities() -> Non
     import numpy as np
 
     from graphhop.kgqa.link import Mention
-    from graphhop.kgqa.result import _prob
+    from graphhop.kgqa.result import path_prob
     from graphhop.kgqa.paths import RelPath
     from graphhop.kgqa.pipeline import KGQA, Reading
 
     start = np.array([0])
     a, b, c = (RelPath(((r, True),), [start, np.array(ends)]) for r, ends in ((0, [0]), (1, [0]), (2, [5, 6])))
     reading = Reading(Mention(0, 1, (0,), "X"), "q", [a, b, c], np.array([0.4, 0.35, 0.25]))
-    assert _prob(reading, a) == pytest.approx(0.4) and _prob(reading, a, pool=True) == pytest.approx(0.75)
-    assert _prob(reading, c, pool=True) == pytest.approx(0.25)
-    assert _prob(reading, a, among=[a, c], pool=True) == pytest.approx(0.4 / 0.65)
+    assert path_prob(reading, a) == pytest.approx(0.4) and path_prob(reading, a, pool=True) == pytest.approx(0.75)
+    assert path_prob(reading, c, pool=True) == pytest.approx(0.25)
+    assert path_prob(reading, a, among=[a, c], pool=True) == pytest.approx(0.4 / 0.65)
     store = KGStore.from_facts(Fact(h, r, t, f"f{i}") for i, (h, r, t) in enumerate(FACTS))
     assert KGQA(store).confidence == "answer"
     with pytest.raises(ValueError):

@@ -20,7 +20,7 @@ from graphhop.kgqa.end_type import _continuations
 from graphhop.kgqa.link import Mention, tokens
 from graphhop.kgqa.paths import path_signature
 from graphhop.kgqa.pipeline import walks_back
-from graphhop.kgqa.result import _finish, _none, _prob
+from graphhop.kgqa.result import finish, no_answer, path_prob
 from graphhop.kgqa.scorer import type_relations
 
 __all__ = ["boolean_claim"]
@@ -88,7 +88,7 @@ def boolean_claim(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict
     support; otherwise ``no``, with the chain that decides it: what the KB says about
     the question's subject (``Paper Harbor published by Saltmarsh Books``, not the other side's facts)."""
     if len(mentions) < 2:
-        return _none("a yes/no question needs a topic and a claimed value", {"answer_if_unsure": "no"})
+        return no_answer("a yes/no question needs a topic and a claimed value", {"answer_if_unsure": "no"})
     toks = tokens(question.replace("[", " ").replace("]", " "))
     options = []
     for topic, span, claim_ids, claim_chains in _claims(kgqa, toks, mentions):
@@ -101,11 +101,11 @@ def boolean_claim(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict
         hit = [e for e in kgqa.answers(best) if e in claim_ids][:1]
         if walks_back(best.steps):
             hit = []  # a chain that walks a relation straight back proves nothing about the claim
-        options.append({"prob": _prob(moved, best, typed), "reading": moved, "best": best, "scorer_best": typed[0],
+        options.append({"prob": path_prob(moved, best, typed), "reading": moved, "best": best, "scorer_best": typed[0],
                         "claim": claim_ids, "top": reading.best,
                         "chains": claim_chains, "typed": typed, "hit": hit, "cover": cover})
     if not options:
-        return _none("no path from the question's entities")
+        return no_answer("no path from the question's entities")
     _drop_shortcut_hits(kgqa, options)
     hits = [o for o in options if o["hit"] and o["prob"] >= kgqa.threshold_for(o["scorer_best"])]  # a chain the scorer believes
     subject_first = sorted(options, key=lambda o: (o["reading"].mention.start, -o["prob"]))
@@ -121,11 +121,11 @@ def boolean_claim(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict
         trace.update(wider)
     trace["claim_path"] = _describe(kgqa, reading, shown)
     if hits:
-        return _finish(kgqa, reading, best, o["hit"], ["yes"], kgqa.support(shown, o["hit"]) + o["chains"], trace,
+        return finish(kgqa, reading, best, o["hit"], ["yes"], kgqa.support(shown, o["hit"]) + o["chains"], trace,
                        o["typed"], scorer_path=o["scorer_best"])
     ans = kgqa.answers(shown, reading.mention.entities)
     trace["reason"] = "the best chain of the claim's type from the subject ends elsewhere"
-    return _finish(kgqa, reading, best, ans, ["no"], kgqa.support(shown, ans[:3]) + o["chains"], trace, o["typed"],
+    return finish(kgqa, reading, best, ans, ["no"], kgqa.support(shown, ans[:3]) + o["chains"], trace, o["typed"],
                    scorer_path=o["scorer_best"])
 
 

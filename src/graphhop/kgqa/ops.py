@@ -47,7 +47,7 @@ from graphhop.kgqa.compare import (COMPARATIVES, compare_sides, names_entity, re
 from graphhop.kgqa.end_type import asked_noun, described_noun, retype, type_phrase
 from graphhop.kgqa.owner import typing_base
 from graphhop.kgqa.link import Mention, masked, tokens
-from graphhop.kgqa.result import _finish, _none
+from graphhop.kgqa.result import finish, no_answer
 from graphhop.read.ops import parse_number, relation_sides
 
 __all__ = ["OPERATIONS", "run_query", "run_count", "run_boolean", "run_comparison", "run_relation"]
@@ -63,7 +63,7 @@ def run_query(kgqa: Any, question: str, mentions: Sequence[Mention], entities_on
         readings = [_without_literals(kgqa, r) for r in readings]
     readings = [r for r in readings if r.best is not None]
     if not readings:
-        return _none("no entity of the KB found in the question" if not mentions else "no path from the question's entities")
+        return no_answer("no entity of the KB found in the question" if not mentions else "no path from the question's entities")
     readings.sort(key=lambda r: -r.best.score)
     top = readings[0]
     conj = _conjunction(kgqa, readings)
@@ -77,7 +77,7 @@ def run_query(kgqa: Any, question: str, mentions: Sequence[Mention], entities_on
     top, typing = _typed(kgqa, top, masked(question, list(mentions)))
     names = kgqa.store.entities
     ans = kgqa.answers(top.best, top.mention.entities)
-    res = _finish(kgqa, top, top.best, ans, [names[a] for a in ans], kgqa.support(top.best, ans[:10]),
+    res = finish(kgqa, top, top.best, ans, [names[a] for a in ans], kgqa.support(top.best, ans[:10]),
                   {"relation_path": kgqa.describe(top)["relation_path"], **cover, **wider, **typing},
                   pool=kgqa.confidence == "answer", scorer_path=scorer_best)
     if keep:
@@ -136,7 +136,7 @@ def _conjunction(kgqa: Any, readings: list[Any], min_prob: float = 0.2) -> dict[
                 names = kgqa.store.entities
                 ans = sorted(both, key=lambda e: names[e])
                 chains = kgqa.support(a.best, ans[:10]) + kgqa.support(b.best, ans[:10])
-                res = _finish(kgqa, a if a.prob <= b.prob else b, (a if a.prob <= b.prob else b).best, ans,
+                res = finish(kgqa, a if a.prob <= b.prob else b, (a if a.prob <= b.prob else b).best, ans,
                               [names[e] for e in ans], chains, {"join": "and"})
                 res["trace"]["relation_paths"] = [kgqa.describe(a)["relation_path"], kgqa.describe(b)["relation_path"]]
                 return res
@@ -253,7 +253,7 @@ def _boolean_comparison(kgqa: Any, question: str, aux: str, middle: str, side_b:
         return None
     cmp = compare_sides(kgqa, question, sides, f"{aux} X {predicate}")
     if cmp is None:
-        return _none("no relation path leads both sides to a value", {"sides": [side_a, side_b]})
+        return no_answer("no relation path leads both sides to a value", {"sides": [side_a, side_b]})
     verdict = "yes" if cmp["winner"] is cmp["picks"][0] else "no"
     return _two_sided(kgqa, cmp, [verdict], {"sides": [side_a, side_b]})
 
@@ -264,7 +264,7 @@ def _two_sided(kgqa: Any, cmp: dict[str, Any], text: list[str], trace: dict[str,
              "picks": [{"entity": names[p["side"]["entity"]], "value": p["value"]} for p in cmp["picks"]]}
     weakest = cmp["weakest"]
     chains = [c for p in cmp["picks"] for c in p["chains"]]
-    return _finish(kgqa, weakest["reading"], weakest["path"], [], text, chains, trace, weakest["among"])
+    return finish(kgqa, weakest["reading"], weakest["path"], [], text, chains, trace, weakest["among"])
 
 
 def _boolean_same(kgqa: Any, question: str, side_a: str, side_b: str, predicate: str) -> dict[str, Any] | None:
@@ -276,7 +276,7 @@ def _boolean_same(kgqa: Any, question: str, side_a: str, side_b: str, predicate:
     res = same_value(kgqa, sides, asked)
     if res is None:
         return None
-    return _finish(kgqa, res["reading"], res["path"], [], ["yes" if res["same"] else "no"], res["chains"],
+    return finish(kgqa, res["reading"], res["path"], [], ["yes" if res["same"] else "no"], res["chains"],
                    {"sides": [side_a, side_b], "relation_path": res["relation_path"]})
 
 
@@ -287,10 +287,10 @@ def run_comparison(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dic
     prefix, texts, noun, by_owner = read_options(prefix, options, noun, lambda t: names_entity(kgqa, t))
     sides = [resolve(kgqa, o, noun) for o in texts]
     if len(options) != 2 or None in sides:
-        return _none("fewer than two options name an entity of the KB", {"options": options})
+        return no_answer("fewer than two options name an entity of the KB", {"options": options})
     cmp = compare_sides(kgqa, question, sides, f"{prefix} X")
     if cmp is None:
-        return _none("no relation path leads both options to a value", {"options": options})
+        return no_answer("no relation path leads both options to a value", {"options": options})
     side = cmp["winner"]["side"]
     winner = kgqa.store.entities[side["mention"].entities[0] if by_owner else side["entity"]]
     return _two_sided(kgqa, cmp, [winner], {"options": options, **({"sides": texts} if texts != options else {})})
@@ -310,7 +310,7 @@ def run_relation(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict[
             labels = list(dict.fromkeys(clean_relation(store.relations[store.rels[e]]) for e in edges))
             return {"answer": labels[0], "answers": labels, "score": 1.0, "supported": True,
                     "chains": [[e] for e in edges], "trace": {"sides": [side_a, side_b]}}
-    return _none("no fact links the two sides")
+    return no_answer("no fact links the two sides")
 
 
 OPERATIONS: dict[str, Callable[[Any, str, Sequence[Mention]], dict[str, Any]]] = {

@@ -7,15 +7,16 @@ from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["_none", "_finish", "_prob", "_alternatives"]
+__all__ = ["no_answer", "finish", "path_prob", "alternatives"]
 
 
-def _none(reason: str, trace: dict | None = None) -> dict[str, Any]:
+def no_answer(reason: str, trace: dict | None = None) -> dict[str, Any]:
+    """The result of an operation that found nothing to answer: no answer, ``reason`` in the trace."""
     return {"answer": "", "answers": [], "score": 0.0, "supported": False, "chains": [],
             "trace": {"reason": reason, **(trace or {})}}
 
 
-def _finish(kgqa: Any, reading: Any, path: Any, answers: list[int], text: list[str], chains: list[list[int]],
+def finish(kgqa: Any, reading: Any, path: Any, answers: list[int], text: list[str], chains: list[list[int]],
             trace: dict, among: Sequence[Any] | None = None, pool: bool = False,
             scorer_path: Any = None) -> dict[str, Any]:
     """The result of a path: withheld ("no supported answer") when its probability (renormalized
@@ -23,7 +24,7 @@ def _finish(kgqa: Any, reading: Any, path: Any, answers: list[int], text: list[s
     reaching the same end entities) is under the threshold of ``scorer_path``'s hop count: the scorer's
     own best path, whose probability a moved ``path`` (covered, typed, cut back) keeps (default ``path``).
     The trace's ``threshold_hops`` is the hop count that threshold was chosen by."""
-    prob = _prob(reading, path, among, pool)
+    prob = path_prob(reading, path, among, pool)
     judged = path if scorer_path is None else scorer_path
     threshold = kgqa.threshold_for(judged)
     supported = prob >= threshold
@@ -33,10 +34,10 @@ def _finish(kgqa: Any, reading: Any, path: Any, answers: list[int], text: list[s
         trace["best_guess"] = text[:10]
         return {"answer": "", "answers": [], "score": prob, "supported": False, "chains": chains, "trace": trace}
     return {"answer": text[0] if text else "", "answers": text, "score": prob, "supported": True, "chains": chains,
-            "trace": trace, "alternatives": _alternatives(kgqa, reading)}
+            "trace": trace, "alternatives": alternatives(kgqa, reading)}
 
 
-def _prob(reading: Any, path: Any, among: Sequence[Any] | None = None, pool: bool = False) -> float:
+def path_prob(reading: Any, path: Any, among: Sequence[Any] | None = None, pool: bool = False) -> float:
     """The softmax probability of ``path`` among all of ``reading``'s paths, or among ``among``; with
     ``pool``, summed over the paths that reach the same end entities as ``path`` (the confidence in an
     answer rather than in one wording of its chain: on a loop, ``tracks > recording`` and
@@ -52,7 +53,8 @@ def _prob(reading: Any, path: Any, among: Sequence[Any] | None = None, pool: boo
     return p / total if total > 0 else 0.0
 
 
-def _alternatives(kgqa: Any, reading: Any, n: int = 3) -> list[list[int]]:
+def alternatives(kgqa: Any, reading: Any, n: int = 3) -> list[list[int]]:
+    """The support chains of the first answer of each of the ``n`` paths after ``reading``'s best."""
     out: list[list[int]] = []
     for p in reading.paths[1 : n + 1]:
         first = kgqa.answers(p, reading.mention.entities)[:1]
