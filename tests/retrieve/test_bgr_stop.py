@@ -44,6 +44,12 @@ def test_stop_head_probability_save_and_load(tmp_path):
         StopHead.load(tmp_path / "bad.json")
     with pytest.raises(InputError, match="not a stop head"):
         StopHead.load(tmp_path / "missing.json")
+    import json
+
+    (tmp_path / "nan.json").write_text(json.dumps({"forward": [float("nan")] * (n + 1), "backward": [0.0] * (n + 1),
+                                                   "scale": [1.0] * n}))
+    with pytest.raises(InputError, match="finite numbers"):
+        StopHead.load(tmp_path / "nan.json")
 
 
 def test_search_stops_or_goes_on_as_the_head_says():

@@ -56,11 +56,16 @@ def test_fit_stop_head_learns_the_depth_and_select_stop_chooses_from_its_grid():
     sure_stop = StopHead(forward=[-30.0] + [0.0] * len(STOP_FEATURES))
     chosen, table = select_stop(model, [example()], CandidateCache(FakeSearch(), 4), by_text, settings,
                                 (words, RelationHead()), sure_stop, grid=((-1.0, -1.0), (-1.0, 0.5)))
-    assert set(table) == {"forward:go-1.0/stop-1.0", "forward:go-1.0/stop0.5", "backward:go-1.0/stop-1.0",
-                          "backward:go-1.0/stop0.5"}
+    # the backward direction was not fitted (all-zero weights, p = 0.5): only "off" is tried for it
+    assert set(table) == {"forward:go-1.0/stop-1.0", "forward:go-1.0/stop0.5", "backward:go-1.0/stop-1.0"}
     # the gold sentence s0 is a second step here (the root children are s4, s5): stopping after step 1 loses it
     assert table["forward:go-1.0/stop0.5"] == 0.0 < table["forward:go-1.0/stop-1.0"]
     assert chosen.stopping("forward") == (-1.0, -1.0) and chosen.threshold_forward == 0.0 and chosen.k == 4
+    # an unfitted head never turns "go" on, even where go 0.5 would pass its p = 0.5 everywhere
+    off, table = select_stop(model, [example()], CandidateCache(FakeSearch(), 4), by_text, settings,
+                             (words, RelationHead()), StopHead(), grid=((0.5, -1.0), (0.5, 0.3)))
+    assert set(table) == {"forward:go-1.0/stop-1.0", "backward:go-1.0/stop-1.0"}
+    assert off.stopping("forward") == off.stopping("backward") == (-1.0, -1.0)
 
 
 def test_card_carve_reads_the_cards_carve_every(tmp_path):

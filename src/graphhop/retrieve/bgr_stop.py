@@ -24,11 +24,17 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from graphhop.retrieve.bgr_relation import RELATION_FEATURES
+
 __all__ = ["STOP_FEATURES", "StopHead", "stop_features"]
 
 #: Names of :func:`stop_features`' columns.
 STOP_FEATURES = ("depth", "top_prob", "top_logit", "gap", "n_sure", "left_sum", "left_max", "n_words", "top_left",
                  "top_next", "top_link")
+#: The columns of :data:`STOP_FEATURES` (``top_left``, ``top_next``, ``top_link``) copied from the best candidate's
+#: relation features, by their names in :data:`~graphhop.retrieve.bgr_relation.RELATION_FEATURES`.
+_TOP_COLUMNS = slice(STOP_FEATURES.index("top_left"), STOP_FEATURES.index("top_link") + 1)
+_TOP_RELATION = ("left", "next", "link")
 
 
 def stop_features(words: Any, question: str, path: Sequence[str], texts: Mapping[str, str], logits: np.ndarray,
@@ -47,7 +53,7 @@ def stop_features(words: Any, question: str, path: Sequence[str], texts: Mapping
         out[2] = np.clip(lg[0], -10.0, 10.0)
         out[3] = np.clip(lg[0] - lg[1], 0.0, 10.0) if n > 1 else 0.0
         out[4] = float(np.sum(lg >= 0.0))
-        out[8:11] = feats[top, [1, 5, 7]]
+        out[_TOP_COLUMNS] = feats[top, [RELATION_FEATURES.index(name) for name in _TOP_RELATION]]
     left = words.unused(question, path, texts)
     out[7] = len(left)
     if len(left):
@@ -76,6 +82,10 @@ class StopHead:
         z = float(np.dot(np.asarray(x, dtype=np.float64) / np.asarray(self.scale), w) + b)
         return float(1.0 / (1.0 + np.exp(-np.clip(z, -30.0, 30.0))))
 
+    def fitted(self, direction: str) -> bool:
+        """Whether ``direction`` was fitted (an unfitted one has all-zero weights: 0.5 everywhere, meaning off)."""
+        return any(self.backward if direction == "backward" else self.forward)
+
     def save(self, path: Path) -> None:
         """Write the head as JSON (atomic)."""
         from graphhop.io import atomic_write_text
@@ -96,4 +106,6 @@ class StopHead:
         n = len(STOP_FEATURES)
         if {len(head.forward), len(head.backward)} != {n + 1} or len(head.scale) != n or min(head.scale) <= 0:
             raise InputError(f"{path}: a stop head has {n + 1} weights per direction and {n} positive scales")
+        if not np.isfinite([*head.forward, *head.backward, *head.scale]).all():
+            raise InputError(f"{path}: a stop head's weights and scales must be finite numbers (found NaN or inf)")
         return head

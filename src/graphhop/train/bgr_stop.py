@@ -106,7 +106,8 @@ def select_stop(model: Any, dev: Sequence[Any], cache: CandidateCache, by_text: 
                 relation: Any, stop: StopHead, grid: Sequence[tuple[float, float]] = STOP_GRID,
                 log: Callable[[str], None] | None = None) -> tuple[OpenSettings, dict[str, float]]:
     """Each direction's ``(go, stop)`` of :data:`STOP_GRID` (or ``grid``) by mean evidence F1 of the open retriever
-    itself on ``dev`` (gold relabelled to DB ids; ties: the first), every other setting as ``settings`` has it.
+    itself on ``dev`` (gold relabelled to DB ids; ties: the first), every other setting as ``settings`` has it; a
+    direction the head was not fitted on (:meth:`~graphhop.retrieve.bgr_stop.StopHead.fitted`) tries only ``(-1, -1)``.
     Returns the settings with the choice and the grid's F1s."""
     from graphhop.eval.bgr_bench import relabel_gold
     from graphhop.train.bgr_open import _direction_runs, _f1
@@ -118,7 +119,7 @@ def select_stop(model: Any, dev: Sequence[Any], cache: CandidateCache, by_text: 
     for d in ("forward", "backward"):
         reach = cache.with_reach(settings.answer_reach)
         best = (-1.0, (-1.0, -1.0))
-        for pair in grid:
+        for pair in (grid if stop.fitted(d) else ((-1.0, -1.0),)):  # an unfitted direction (p = 0.5) stays off
             runs = _direction_runs(model, dev, reach, seen, d, settings.threshold(d), settings.branch(d), settings.k,
                                    relation, settings.later(d) if settings.later(d) is not None else -1.0, stop, pair)
             f1 = _f1([prune_paths(r, *settings.pruning(d)) for r in runs], dev, golds, seen)
