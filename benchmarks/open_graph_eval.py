@@ -149,7 +149,8 @@ def stop_here(model: Any, card: dict, args: argparse.Namespace, cands: Any, by_t
     """``(settings with the stop head's go/stop, StopHead, meta)``: the head loaded from ``--stop PATH`` or fitted
     (``--stop fit``, written to OUT/stop.json) on ``--relation-n`` carve questions' teacher-forced open prefixes
     (and, ``--stop-steps search``, the search's own steps there),
-    then its go/stop chosen on ``--stop-select`` carve questions with every other setting as ``settings``."""
+    then its go/stop chosen on ``--stop-select`` carve questions (besides those it was fitted on) with every other
+    setting as ``settings``."""
     from graphhop.retrieve.bgr_stop import StopHead
     from graphhop.train.bgr_open import carve_examples
     from graphhop.train.bgr_relation import open_steps
@@ -167,7 +168,8 @@ def stop_here(model: Any, card: dict, args: argparse.Namespace, cands: Any, by_t
         stop.save(args.out / "stop.json")
     else:
         stop = StopHead.load(Path(args.stop))
-    dev = carve_examples(args.data_dir, card, args.stop_select, cache)
+    # go/stop chosen on carve questions the head was not fitted on (a loaded head: the fit's count is not known)
+    dev = carve_examples(args.data_dir, card, args.stop_select, cache, args.relation_n if args.stop == "fit" else 0)
     settings, meta["grid"] = select_stop(model, dev, cands, by_text, settings, relation, stop)
     meta["head"] = {"forward": stop.forward, "backward": stop.backward, "scale": stop.scale}
     print(f"# stop head on {len(dev)} carve questions: fit {json.dumps(meta.get('fit'))}; chosen go/stop "
@@ -233,7 +235,8 @@ def parse_args() -> argparse.Namespace:
                     help="with --relation: open-hops with the stop/continue head (retrieve/bgr_stop.py): fit it on "
                          "--relation-n carve questions (written to OUT/stop.json) or load one; its go/stop thresholds "
                          "are chosen on --stop-select carve questions, every other setting fixed")
-    ap.add_argument("--stop-select", type=int, default=60, help="--stop: carve questions to choose go/stop on")
+    ap.add_argument("--stop-select", type=int, default=60,
+                    help="--stop: carve questions to choose go/stop on (with --stop fit: besides the --relation-n fitted on)")
     ap.add_argument("--stop-steps", default="search", choices=["gold", "search"],
                     help="--stop fit: on the gold prefixes alone (teacher forcing), or also on every step the open "
                          "search takes on the carve with the given settings (train/bgr_stop.search_steps)")

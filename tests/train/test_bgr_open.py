@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import torch
 
 from graphhop.core import Hit
@@ -215,15 +216,18 @@ def test_open_example_records_each_prefixs_link_weights_within_the_pool():
     assert ex.prefix_links[()] == {d: w for d, w in {"s4": 1.0, "s7": 0.5}.items() if d in ex.pool.ids}
 
 
-def test_train_bgr_refuses_the_link_feature_without_open_candidates(tmp_path):
+@pytest.mark.parametrize("options, needle", [(["--link-feature"], "--link-feature needs --open-k"),
+                                             (["--select-split", "dev", "--carve-every", "4"],
+                                              "--carve-every: only with --select-split train")])
+def test_train_bgr_refuses_options_that_do_not_go_together(tmp_path, options, needle):
     import subprocess
     import sys
 
     r = subprocess.run([sys.executable, "-c", "from graphhop.cli import main; main()", "train", "bgr", str(tmp_path),
-                        "-o", str(tmp_path / "m"), "--link-feature", "--cache", str(tmp_path / "c")],
+                        "-o", str(tmp_path / "m"), *options, "--cache", str(tmp_path / "c")],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "Traceback" not in r.stderr
-    assert "--link-feature needs --open-k" in r.stderr and not (tmp_path / "c").exists()   # refused before any work
+    assert needle in r.stderr and not (tmp_path / "c").exists()   # refused before any work
 
 
 def test_select_open_chooses_path_pruning_per_direction_from_the_same_runs():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import torch
 
 from graphhop.retrieve.bgr_stop import STOP_FEATURES, StopHead
@@ -82,6 +83,31 @@ def test_card_carve_reads_the_cards_carve_every(tmp_path):
     assert len(tenth) == 4 and len(fourth) == 10 and len(rest4) == 30          # 40 one-question chain groups
     assert [r["question"] for r in fourth] == [f"q{i}" for i in range(0, 40, 4)]
     assert [r["question"] for r in tenth] == ["q0", "q10", "q20", "q30"]
+    from graphhop.core import InputError
+
+    with pytest.raises(InputError, match="carve_every / train_config.dev_limit must be whole numbers"):
+        card_carve(tmp_path, {**card, "carve_every": "every fourth"})
+    with pytest.raises(InputError, match="carve_every must be at least 1"):
+        card_carve(tmp_path, {**card, "carve_every": -3})
+
+
+def test_carve_examples_besides_leaves_out_the_questions_a_fit_used(tmp_path, monkeypatch):
+    import json
+
+    import graphhop.train.bgr_data as bgr_data
+    from graphhop.core import InputError
+    from graphhop.train.bgr_open import carve_examples
+
+    rows = [{"id": f"r{i}", "question": f"q{i}", "evidence": [], "graph": {"nodes": [{"id": f"n{i}", "facts": [[f"a{i}", "r", f"b{i}"]]}]}}
+            for i in range(40)]
+    (tmp_path / "train.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    monkeypatch.setattr(bgr_data, "load_examples", lambda records, emb: [r["question"] for r in records])
+    card = {"train_config": {"dev_limit": 120}, "carve_every": 2, "select_split": "train-carve"}   # 20 carve questions
+    fit = carve_examples(tmp_path, card, 10, None)
+    chosen = carve_examples(tmp_path, card, 10, None, besides=10)
+    assert len(fit) == len(chosen) == 10 and not set(fit) & set(chosen)
+    with pytest.raises(InputError, match="no questions besides the 20 fitted on"):
+        carve_examples(tmp_path, card, 10, None, besides=20)
 
 
 def test_search_steps_record_the_searchs_own_steps_wrong_paths_labelled_stop():

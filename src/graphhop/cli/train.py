@@ -280,6 +280,21 @@ def _train_bgr_open(data: Path, out: Path, train: list, dev: list, emb: Any, cfg
     return card
 
 
+def _bgr_selection(data: Path, select_split: str, every: int, limit: int, emb: Any) -> tuple[list, list[dict], dict]:
+    """``(selection examples, train records left, card fields)`` of ``train bgr``: a chain-disjoint carve of train
+    (every ``every``-th chain group; dev and test stay for reporting) or ``limit`` dev questions."""
+    from graphhop.datasets.splits import carve_selection
+    from graphhop.train.bgr_data import load_examples
+
+    records = builder_records(data, "train")
+    if select_split == "train":
+        carve, records = carve_selection(records, every=every, limit=limit)
+        return load_examples(carve, emb, None, progress=True), records, {"select_split": "train-carve", **({"carve_every": every} if every != 10 else {})}
+    if select_split == "dev":
+        return load_examples(builder_records(data, "dev"), emb, limit, progress=True), records, {"select_split": "dev"}
+    raise InputError(f"--select-split: choose train or dev, got {select_split!r}")
+
+
 def train_bgr(
     data: Path = typer.Argument(..., help="Builder dataset folder (train.jsonl + dev.jsonl)."),
     out: Path = typer.Option(..., "--out", "-o", help="Model dir to write (bgr.pt + model_card.json, atomic)."),
@@ -287,8 +302,8 @@ def train_bgr(
     dev_limit: int = typer.Option(200, help="Selection questions scored each epoch and used to choose thresholds/merge."),
     select_split: str = typer.Option("train", "--select-split", help="Where the selection questions come from: train "
                                      "(every 10th group of training questions sharing a chain, carved off and not trained on) or dev."),
-    carve_every: int = typer.Option(10, "--carve-every", min=2, help="--select-split train: carve every Nth chain group "
-                                    "(smaller N: a larger carve, less to train on; for sets with few chain groups)."),
+    carve_every: Optional[int] = typer.Option(None, "--carve-every", min=2, help="--select-split train: carve every Nth chain "
+                                              "group (default 10; smaller N: a larger carve, less to train on; for sets with few chain groups)."),
     epochs: int = typer.Option(20, help="Maximum epochs (early stop after --patience epochs without a better selection F1)."),
     patience: int = typer.Option(5, help="Epochs without improvement before stopping."),
     max_minutes: float = typer.Option(10.0, help="Wall-clock budget for training."),
@@ -322,7 +337,6 @@ def train_bgr(
     check_model(None if encoder == "default" else encoder, "--encoder")
     if link_feature and not open_k:
         raise InputError("--link-feature needs --open-k (the link weights come from the open retriever's candidates)")
-    from graphhop.datasets.splits import carve_selection
     from graphhop.eval.experiment import stride_sample
     from graphhop.models.encoder import set_threads
     from graphhop.retrieve.graphhop import BGRConfig
@@ -330,26 +344,20 @@ def train_bgr(
     from graphhop.train.bgr import train_bgr as run
     from graphhop.train.bgr_data import EmbeddingCache, add_other_positives, load_examples
 
+    if carve_every is not None and select_split != "train":
+        raise InputError(f"--carve-every: only with --select-split train (--select-split {select_split} carves nothing)")
+
     set_threads(threads)
     name = None if encoder == "default" else encoder
     emb = EmbeddingCache(cache, name, backend=backend)  # an unknown backend: one InputError naming the choices
-    records = builder_records(data, "train")
-    if select_split == "train":  # a chain-disjoint carve of train selects: dev and test stay for reporting
-        carve, records = carve_selection(records, every=carve_every, limit=dev_limit)
-        dev = load_examples(carve, emb, None, progress=True)
-    elif select_split == "dev":
-        dev = load_examples(builder_records(data, "dev"), emb, dev_limit, progress=True)
-    else:
-        raise InputError(f"--select-split: choose train or dev, got {select_split!r}")
+    dev, records, chosen = _bgr_selection(data, select_split, carve_every or 10, dev_limit, emb)
     train = load_examples(stride_sample(records, train_limit), emb, None, progress=True)
     dim = int(train[0].question_vec.shape[0]) if train else 384
     cfg = BGRConfig(encoder=emb.model_name, input_dim=dim, path_text_feature=path_text, vector_dropout=vector_dropout,
                     scalar_after_first=scalar_after_first, link_feature=link_feature)
     tcfg = TrainConfig(epochs=epochs, max_minutes=max_minutes, dev_limit=dev_limit, threads=threads, seed=seed,
                        patience=patience)
-    extra = {"data": str(data), "other_positives": other_positives, "encoder_backend": backend,
-             "select_split": "train-carve" if select_split == "train" else "dev",
-             **({"carve_every": carve_every} if select_split == "train" and carve_every != 10 else {})}
+    extra = {"data": str(data), "other_positives": other_positives, "encoder_backend": backend, **chosen}
     log = lambda m: typer.echo(m, err=True)  # noqa: E731
     if open_k:
         card = _train_bgr_open(data, out, train, dev, emb, cfg, tcfg, extra, log, open_k=open_k, db_dir=db_dir, cache=cache,

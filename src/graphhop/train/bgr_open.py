@@ -91,17 +91,24 @@ def mention_search(index: Any, records: Sequence[dict[str, Any]], db_dir: Path, 
     return HopSearch(index, depth=depth, link_bonus=1.0, mentions=mentions, links_only=links == "mentions-only")
 
 
-def carve_examples(data_dir: Path, card: dict[str, Any], n: int, emb: Any) -> list[BGRExample]:
+def carve_examples(data_dir: Path, card: dict[str, Any], n: int, emb: Any, besides: int = 0) -> list[BGRExample]:
     """``n`` questions (stride) of the chain-disjoint carve of ``data_dir``'s train that the model chose its
     closed settings on (``graphhop train bgr``'s carve: every 10th — or ``--carve-every`` — chain group, up to its ``dev_limit``
-    questions): the model never trained on them, and dev and test stay for reporting."""
+    questions): the model never trained on them, and dev and test stay for reporting. ``besides``: leave out the
+    ``besides`` questions a call with ``n = besides`` gives (a fit's), so what is chosen here is chosen on others."""
     from graphhop.core import InputError
     from graphhop.eval.experiment import stride_sample
     from graphhop.train.bgr_data import load_examples
 
     if card.get("select_split") != "train-carve":
         raise InputError("this model chose its settings on dev, not on a train carve: choose on dev, report on test")
-    return load_examples(stride_sample(card_carve(data_dir, card)[0], n), emb)
+    carve = card_carve(data_dir, card)[0]
+    if besides:
+        used = {id(r) for r in stride_sample(carve, besides)}
+        carve = [r for r in carve if id(r) not in used]
+        if not carve:
+            raise InputError(f"the train carve has no questions besides the {besides} fitted on: lower the fit's count")
+    return load_examples(stride_sample(carve, n), emb)
 
 
 def card_carve(data_dir: str | Path, card: dict[str, Any]) -> tuple[list[dict], list[dict]]:
@@ -111,8 +118,15 @@ def card_carve(data_dir: str | Path, card: dict[str, Any]) -> tuple[list[dict], 
     from graphhop.datasets.builder import read_records
     from graphhop.datasets.splits import carve_selection
 
-    limit = int(card.get("train_config", {}).get("dev_limit") or 0) or None
-    every = int(card.get("carve_every") or 10)
+    from graphhop.core import InputError
+
+    try:
+        limit = int(card.get("train_config", {}).get("dev_limit") or 0) or None
+        every = int(card.get("carve_every") or 10)
+    except (AttributeError, TypeError, ValueError) as e:
+        raise InputError(f"model card: carve_every / train_config.dev_limit must be whole numbers ({e})") from None
+    if every < 1:
+        raise InputError(f"model card: carve_every must be at least 1 (got {every})")
     return carve_selection(list(read_records(Path(data_dir) / "train.jsonl")), every=every, limit=limit)
 
 
