@@ -235,8 +235,7 @@ def parse_args() -> argparse.Namespace:
                     help="with --relation: open-hops with the stop/continue head (retrieve/bgr_stop.py): fit it on "
                          "--relation-n carve questions (written to OUT/stop.json) or load one; its go/stop thresholds "
                          "are chosen on --stop-select carve questions, every other setting fixed")
-    ap.add_argument("--stop-select", type=int, default=60,
-                    help="--stop: carve questions to choose go/stop on (with --stop fit: besides the --relation-n fitted on)")
+    ap.add_argument("--stop-select", type=int, default=60, help="--stop: carve questions to choose go/stop on (--stop fit: others than the fit's)")
     ap.add_argument("--stop-steps", default="search", choices=["gold", "search"],
                     help="--stop fit: on the gold prefixes alone (teacher forcing), or also on every step the open "
                          "search takes on the carve with the given settings (train/bgr_stop.search_steps)")
