@@ -301,13 +301,15 @@ def test_soft_matches_read_the_questions_own_word_not_what_was_read_before():
     found, established = word_key("founder"), word_key("established")
     fresh = WalkReader(_Search(FOUNDED), encoder=_WordEncoder(), matcher=False)
     used = WalkReader(_Search(FOUNDED), encoder=_WordEncoder(), matcher=False)
+    asked = "Who was founding Harnvik Observatory?"  # `founding`: neither the noun nor the verb form
+    alone = fresh.read(asked)[1]
     used.read("Who founded Corran Observatory?")  # reads `founded` for the key `found` first
-    for reader in (fresh, used):
-        reader._asked = {found: "founding"}  # neither the noun nor the verb form
-        edges = reader.graph.edges("Harnvik Observatory")
-        assert (found, established) not in reader._soft_pairs(edges, frozenset({found}))
-        reader._asked = {found: "founded"}
-        assert (found, established) in reader._soft_pairs(edges, frozenset({found}))
+    assert used.read(asked)[1] == alone
+    assert "Elena Marsk" not in {r.text for r in alone if r.margin > 0}  # `founding` is not near `established`
+    assert "Elena Marsk" in {r.text for r in fresh.read("Who founded Harnvik Observatory?")[1] if r.margin > 0}
+    edges = used.graph.edges("Harnvik Observatory")
+    used.walk(["Harnvik Observatory"], frozenset({found}))  # no question's words given: none kept from the last read
+    assert used._asked == {} and (found, established) not in used._soft_pairs(edges, frozenset({found}))
 
 
 def test_an_agent_noun_is_also_read_as_its_verbs_participle():
@@ -318,6 +320,9 @@ def test_an_agent_noun_is_also_read_as_its_verbs_participle():
     assert (found, established) in reader._soft_pairs(reader.graph.edges("Harnvik Observatory"), frozenset({found}))
     reader._asked = {word_key("winner"): "winner"}  # an irregular form is no agent noun of its key
     assert reader._asked_forms(word_key("winner")) == ("winner",)
+    for word in ("taller", "deeper", "teacher", "builder", "runner"):  # comparatives; no `teached`, `builded`, `runned`
+        reader._asked = {word_key(word): word}
+        assert reader._asked_forms(word_key(word)) == (word,)
     _, readings = reader.read("Who was the founder of Harnvik Observatory?")
     assert "Elena Marsk" in {r.text for r in readings if r.margin > 0}  # `founder` met by `established`
 
@@ -332,6 +337,10 @@ def test_a_hop_read_elsewhere_also_cites_its_sources_own_passage_when_that_names
     assert reader.support(hops["q3"]) == ("q3",)  # Quell's own passage does not name Lena Brisk
     reader.own_passages = False
     assert reader.support(hops["q2"]) == ("q2",)
+    reader = WalkReader(_Search(docs), encoder=_WordEncoder(), matcher=False)  # the path drawn stays the walked one
+    paths, readings = reader.read("Who took his doctorate under Tobiah Quell?")
+    orrel = [(p, r) for p, r in zip(paths, readings) if r.text == "Magnus Orrel"]
+    assert orrel and orrel[0][0].ids == ("q2",) and orrel[0][1].path == ("q1", "q2") and orrel[0][1].hops == 1
 
 
 def test_a_title_with_a_bracketed_qualifier_names_its_entity_as_the_text_writes_it():

@@ -317,12 +317,12 @@ class TextQA:
 
     def _typed_items(self, readings: Sequence[Reading], best: Reading) -> tuple[Reading, list[str], list[str]]:
         """A list question's items (walk reader): the answers the text names as the asked type (type fit 1),
-        read over as many passages as the best of them, within ``typed_margin`` of it."""
+        read over as many hops as the best of them, within ``typed_margin`` of it."""
         typed = [r for r in readings if r.type_fit >= 1.0]
         top = max(typed, key=lambda r: r.margin)
         if top.margin < best.margin - self.typed_margin:
             top = best
-        kept = [r for r in typed if len(r.path) == len(top.path) and r.margin >= top.margin - self.typed_margin]
+        kept = [r for r in typed if r.hops == top.hops and r.margin >= top.margin - self.typed_margin]
         items: list[str] = []
         support: dict[str, None] = dict.fromkeys(top.path)
         for r in [top] + sorted(kept, key=lambda r: -r.margin):

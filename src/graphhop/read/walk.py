@@ -49,6 +49,7 @@ import numpy as np
 
 from graphhop.kb.names import fold_name
 from graphhop.read.numbers import is_number
+from graphhop.read.ops import _AGE, _MAX, _MIN
 from graphhop.read.sentence_graph import (_IRREGULAR, STOP, TOKEN, Edge, SentenceGraph, _clause_after, find_name, noun_key,
                                           question_words, relation_keys, surface_words, word_key)
 from graphhop.read.text_qa import asks_list
@@ -141,8 +142,7 @@ class WalkReader:
         (:meth:`_owes`): ``In which country was X born?`` from the birthplace, a city, to the country it is in.
         ``asked``: the word written for each relation word (:func:`surface_words` of the question; what
         :meth:`read` passes), read by the encoder for soft matches."""
-        if asked is not None:
-            self._asked = asked
+        self._asked = asked or {}
         states = [_State(e, (), frozenset(), 0, self._typed(e, "", bridge_types)) for e in entities]
         seen_entities = {fold_name(e) for e in entities}
         types = answer_types | bridge_types
@@ -253,10 +253,13 @@ class WalkReader:
     def _asked_forms(self, key: str) -> tuple[str, ...]:
         """The words the encoder reads for relation word ``key``: the question's word and, for an agent noun the key
         cut (``founder``, ``designer``), the verb's participle too (``founded``, ``designed``), which is how a
-        sentence states what the noun asks (``It was established in 1887 by``)."""
+        sentence states what the noun asks (``It was established in 1887 by``); none for a comparative (``taller``),
+        a number or a verb whose participle is not ``-ed`` (:data:`_NOT_ED`)."""
         word = self._asked_surface(key)
-        agent = word != key and word.startswith(key) and word.endswith(("er", "or")) and word not in _IRREGULAR
-        return (word, f"{key}ed") if agent else (word,)
+        agent = word != key and word.startswith(key) and word.endswith(("er", "or")) and word not in _IRREGULAR \
+            and word not in _COMPARATIVES and not is_number(key)
+        regular = key not in _NOT_ED and key[-1:] not in "aeiou" and key[-2:-1] != key[-1:]  # no ``runned``, ``maked``
+        return (word, f"{key}ed") if agent and regular else (word,)
 
     def _soft_pairs(self, edges: Sequence[Edge], relations: frozenset[str]) -> set[tuple[str, str]]:
         """Word pairs at encoder cosine >= ``soft`` (see :meth:`_similar`). Each word is read as written where it
@@ -314,7 +317,7 @@ class WalkReader:
         paths, readings = [], []
         for st, score in zip(states, scores):
             support = self.support(st)
-            paths.append(TextPath(support, score))
+            paths.append(TextPath(st.path, score))  # the walked chain; own passages only in the answer's support
             readings.append(Reading(st.entity, score - self.threshold, support, score, st.edges[-1].sentence,
                                     holder=st.edges[-1].source, type_fit=fits[st.entity], hops=len(st.edges)))
         return paths, readings
@@ -447,6 +450,15 @@ def _is_head(next_word: str) -> bool:
 
 
 
+#: Comparatives (``taller``, ``deeper``) end in ``-er`` but name no agent: no participle is read for them.
+_COMPARATIVES = _MIN | _MAX | _AGE
+#: Agent nouns' verbs whose participle is not ``-ed`` (general English; keys as :func:`word_key` cuts them: ``runner``
+#: -> ``runn``): no participle is read for them (no ``teached``; the real ``taught`` was measured and lost a question
+#: on the selection sets, docs/RESULTS.md "Session 8 (m13)").
+_NOT_ED = {"teach", "build", "lead", "hold", "keep", "runn", "sell", "buy", "fight", "find", "bring", "catch", "speak",
+           "sing", "swimm", "spinn", "winn", "begin", "draw", "mak", "driv", "rid", "think", "seek"}
+
+
 def _rank(state: _State) -> tuple[int, int, int]:
     return (len(state.covered), -state.reused, -len(state.edges))
 
@@ -463,8 +475,8 @@ class WalkRetriever:
         """One ranking (:class:`~graphhop.core.Hit` list)."""
         from graphhop.core import ranked_ids
 
-        _, readings = self.reader.read(question)
-        walked = [d for r in sorted(readings, key=lambda r: -r.margin) for d in r.path]
+        paths, readings = self.reader.read(question)  # paths: the walked chains (no own passages), as readings
+        walked = [d for _, p in sorted(zip(readings, paths), key=lambda rp: -rp[0].margin) for d in p.ids]
         fill = self.hop_search.first_stage([question], self.hop_search.encode_queries([question]))[0]
         return ranked_ids(walked + [h.id for h in fill], k)
 
