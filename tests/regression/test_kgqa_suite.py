@@ -21,7 +21,11 @@ TARGET = 0.90
 #: 28/34, kg_football 22/34), and two domains added that an author wrote *blind* (read only the data format, never
 #: the code, never ran the system) and that no engineer saw before they were measured once on the final main of
 #: session 7: kg_restaurants 25/31, kg_elections 15/30 (camelCase relation names).
-FLOOR = {"kg_companies": 0.79, "kg_football": 0.61, "kg_restaurants": 0.77, "kg_elections": 0.46}
+#: Session 8 (lead): floors raised to the end-of-session-8 rates less one question (kg_football 23/34, kg_elections
+#: 16/30), and two more blind domains, by two new authors, measured once on the final main of session 8 (d04ccb8):
+#: kg_operas 14/30 (snake_case, several relations stored the other way round), kg_shipping 20/31.
+FLOOR = {"kg_companies": 0.79, "kg_football": 0.64, "kg_restaurants": 0.77, "kg_elections": 0.49,
+         "kg_operas": 0.43, "kg_shipping": 0.61}
 
 
 @pytest.fixture(scope="module")
