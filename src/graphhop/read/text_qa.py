@@ -42,6 +42,7 @@ from graphhop.graph import EvidenceGraph
 from graphhop.models.span_head import FrozenSpanReaderModel
 from graphhop.kb.names import fold_name, name_mentions, name_spans
 from graphhop.read.numbers import is_number, parse_value
+from graphhop.read.ops import _AGE
 
 __all__ = ["asks_list", "Reading", "PathReader", "TextAnswer", "TextQA", "split_list", "parse_value"]
 
@@ -103,7 +104,6 @@ def _positive(question: str) -> str:
 #: ``the club that organised X``, ``the city Matthias Orrel was born in``, ``the one Ilse Marrow directed``: an option
 #: that describes its entity by a noun and a clause (a relative pronoun, or a name right after the noun).
 _CLAUSE = re.compile(r"^(?:[Tt]he|[Aa]n?)\s+([a-z]+)\s+(?:(?:that|which|who|whom|where)\s+(.+)|(?=[A-Z])(.+))$")
-_AGE = {"older", "younger", "elder", "oldest", "youngest", "eldest"}
 
 
 def _age_question(question: str, name: str) -> list[str]:
