@@ -50,3 +50,18 @@ def test_chains_walk_back_to_the_topic() -> None:
     back = [p for p in paths if path_signature(s, p.steps) == ("directed_by", "^directed_by")][0]
     got = chains(s, back, s.entity_id["Harbor of Echoes"])
     assert [[s.fact_ids[e][0] for e in c] for c in got] == [["f0", "f1"]]
+
+
+def test_relpath_equality_compares_end_sets_whole() -> None:
+    """``path in paths`` with end sets of different sizes is False, not a numpy broadcast error (it crashed
+    `eval-qa` on a blind KB's yes/no question at --hops 4); equal paths still compare equal."""
+    import numpy as np
+
+    from graphhop.kgqa.paths import RelPath
+
+    a = RelPath(((0, True),), [np.array([1]), np.array([2, 3])], 0.5, {"mask": np.array([1, 0])})
+    b = RelPath(((0, True),), [np.array([1]), np.array([2, 3, 4])], 0.5, {"mask": np.array([1, 0])})
+    c = RelPath(((0, True),), [np.array([1]), np.array([2, 3])], 0.5, {"mask": np.array([1, 0])})
+    assert b not in [a] and a != b
+    assert c in [a] and a == c and [a].index(c) == 0
+    assert a != RelPath(((0, True),), [np.array([1]), np.array([2, 3])], 0.5, {"mask": np.array([0, 1])})

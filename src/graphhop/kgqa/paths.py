@@ -41,6 +41,33 @@ class RelPath:
     def __len__(self) -> int:
         return len(self.steps)
 
+    def __eq__(self, other: object) -> bool:
+        """Same steps, score, end sets and extras (arrays compared whole: the generated ``__eq__`` compared
+        them element-wise and raised on end sets of different sizes, e.g. in ``path in reading.paths``)."""
+        if self is other:
+            return True
+        if not isinstance(other, RelPath):
+            return NotImplemented
+        return (self.steps == other.steps and self.score == other.score and len(self.layers) == len(other.layers)
+                and all(np.array_equal(a, b) for a, b in zip(self.layers, other.layers))
+                and _same_extras(self.extra, other.extra))
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value (as the dataclass was)
+
+
+def _same_extras(a: dict, b: dict) -> bool:
+    """Two ``RelPath.extra`` dicts hold the same keys and values (arrays compared whole)."""
+    if a.keys() != b.keys():
+        return False
+    for key, x in a.items():
+        y = b[key]
+        if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+            if not np.array_equal(x, y):
+                return False
+        elif x != y:
+            return False
+    return True
+
 
 def path_signature(store: KGStore, steps: Sequence[SignedRelation]) -> tuple[str, ...]:
     """``("directed_by", "^directed_by", ...)``: relation names, ``^`` marking a backward step."""
