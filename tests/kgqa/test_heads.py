@@ -23,8 +23,20 @@ def test_the_walk_head_is_the_session5_head_byte_for_byte():
 def test_both_heads_load_and_score():
     for folder in (DEFAULT_WEIGHTS, WALK_WEIGHTS):
         scorer = PathScorer.load(folder)
-        assert 0.0 < float(scorer.config["threshold"]) < 1.0
+        assert 0.0 <= float(scorer.config["threshold"]) < 1.0
         assert sum(p.numel() for p in scorer.head.parameters()) > 10_000
+    assert 0.0 < float(PathScorer.load(WALK_WEIGHTS).config["threshold"]) < 1.0
+
+
+def test_the_kgqa_head_withholds_no_chain_it_found():
+    """Session 10 (kgs12) ships the kgqa head with no threshold (chosen on the blind selection KBs): every hop count
+    is judged by 0.0, so a chain found is answered; "no supported answer" stays for questions where no chain is
+    found (tests/kgqa/test_pipeline.py: no entity) or an explicit ``threshold`` is given."""
+    from graphhop.kgqa.thresholds import threshold_for
+
+    config = PathScorer.load(DEFAULT_WEIGHTS).config
+    assert all(threshold_for(config, hops) == 0.0 for hops in range(1, 5))
+    assert 0.0 < float(config["selection_threshold"]) < 1.0  # what the selection split chose, kept for the record
 
 
 def test_the_walk_reader_loads_its_own_copy_whatever_the_kgqa_head(tmp_path, monkeypatch):

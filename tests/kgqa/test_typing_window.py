@@ -41,7 +41,9 @@ def test_four_hop_currency_question_answers_the_currency_with_the_chain(store) -
     assert res["supported"] and res["answer"] == "krona", (res["answer"], res["trace"].get("relation_path"))
     assert _triples(res) == CHAIN
     typing = res["trace"]["answer_type"]
-    assert typing["noun"] == "currency" and typing["moved_hops"] == 2
+    # The shipped head of session 10 scores the whole 4-hop currency chain best itself (typing moves 0 hops); the
+    # session-3 head stopped two hops short and typing moved it on (2). Either way the chain must end at the currency.
+    assert typing["noun"] == "currency" and typing["moved_hops"] in (0, 2)
     assert res["trace"]["relation_path"] == ["directed by", "born in", "located in", "currency"]
 
 
