@@ -46,3 +46,11 @@ def test_named_relations_leave_the_type_phrase_aside() -> None:
     assert named_relations(words, "how many publishers are based in X") == (["base"], ["publish"])
     assert named_relations(words, "which company built the train that runs on X") == (["built", "run"], [])
     assert named_relations(words, "what currency is used in the country where X was born") == (["born"], ["currenc"])
+
+
+def test_a_stem_snowball_ends_in_i_names_only_itself() -> None:
+    """``cities`` (stem ``citi``) does not name ``citizen of``; a prefix still names its longer stem (session 11, kgc12: mu24)."""
+    words = RelationWords(["citizen of", "formed in", "located in", "founded by", "company type"])
+    assert words.asked("which bands were formed in cities of X") == ["form"]
+    assert words.asked("which companies did the founder of X start") == ["compani", "founder"]  # equal stems still match
+    assert not RelationWords.match("citi", "citizen") and RelationWords.match("founder", "found")

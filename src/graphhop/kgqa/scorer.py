@@ -99,8 +99,11 @@ class RelationWords:
 
     @staticmethod
     def match(a: str, b: str) -> bool:
-        """Whether two stems name the same thing (equal, or one a prefix of the other, >= 4 letters)."""
-        return a == b or (min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a)))
+        """Whether two stems name the same thing (equal, or one a prefix of the other, >= 4 letters). A stem
+        Snowball ends in ``i`` (``city``, ``cities`` -> ``citi``; ``company`` -> ``compani``) is a whole word's
+        and names only itself: ``citi`` does not name ``citizen of`` (session 11, kgc12: mu24)."""
+        short = a if len(a) <= len(b) else b
+        return a == b or (len(short) >= 4 and not short.endswith("i") and (a.startswith(b) or b.startswith(a)))
 
     def asked(self, text: str) -> list[str]:
         """The stems of ``text``'s words that name a relation of the KB."""
