@@ -12,6 +12,7 @@ country X" are those in any of its cities, not only in its capital). Chosen on t
 
 from __future__ import annotations
 
+import re
 import weakref
 from typing import Any, Sequence
 
@@ -20,7 +21,7 @@ import numpy as np
 from graphhop.kgqa.end_type import type_phrase
 from graphhop.kgqa.paths import RelPath
 
-__all__ = ["named_relations", "rivals", "cut_back", "lure_cut", "subject_of_named_verb", "walked_back", "covering", "general",
+__all__ = ["named_relations", "rivals", "cut_back", "cut_to_verb", "who_cut", "lure_cut", "subject_of_named_verb", "walked_back", "covering", "general",
            "relation_pairs", "walk"]
 
 
@@ -154,39 +155,98 @@ def _verb_after_phrase(text: str) -> str | None:
     return w if w.isalpha() and w != "x" else None
 
 
+#: A topic the question describes by a relational noun: "the author **of X**", "the manufacturer **of the X**".
+_OF_TOPIC = re.compile(r"\bof (?:the )?x\b")
+
+
 def walked_back(kgqa: Any, reading: Any, text: str, margin: float = 0.08) -> RelPath | None:
     """The best path up to its last step that the asked type's verb names, then that relation walked straight
     back, when the asked noun names the kind of the topic: "how many **trains were built by** the manufacturer of
     X" over ``built by → based in`` (the scorer went on to the manufacturer's city) -> ``built by → ^built by``,
-    the trains built by X's manufacturer. Answer typing never continues a path straight back
+    the trains built by X's manufacturer. When the verb names no step ("how many **books** did the author of X
+    write" over ``written by``), the best path's last step walked back, if the scorer has that path among its
+    first :data:`RIVALS` and the question describes the topic by a relational noun ("the author **of X**":
+    :data:`_OF_TOPIC`; session 11, kgc12: bk10). Answer typing never continues a path straight back
     (:func:`~graphhop.kgqa.end_type.retype`'s continuations), so this is one more rival for it (moved by 0 hops:
     the question names the relation). Only when the walk back reaches entities the chain has not visited at the
     step it walks back to, and the asked noun fits the entities it walks back from (the topic in rw15) better than
     the ends of the best path and of the kept prefix by ``margin`` (:meth:`~graphhop.kgqa.end_type.EndTyper.fit`):
     the answers are peers of those entities ("which company built the train that runs on X" does not walk
     ``built by`` back to trains; "which labels are headquartered in X", a country, does not walk ``^located in →
-    ^headquartered in`` back to X's cities). None otherwise. Chosen on the selection KBs (rw15, mu12)."""
-    best, typer = reading.best, getattr(kgqa, "typer", None)
-    verb = _verb_after_phrase(text)
-    if best is None or typer is None or verb is None:
+    ^headquartered in`` back to X's cities). None otherwise. Chosen on the selection KBs (rw15, mu12, bk10)."""
+    best, typer, got = reading.best, getattr(kgqa, "typer", None), type_phrase(text)
+    if best is None or typer is None or got is None or got.noun is None:
         return None
-    words = kgqa.relation_words
-    named = words.asked(verb)
-    topic = [int(e) for e in reading.mention.entities]
+    words, verb = kgqa.relation_words, _verb_after_phrase(text)
+    named = words.asked(verb) if verb is not None else []
     k = next((k for k in range(len(best.steps), 0, -1) if words.covered(named, best.steps[k - 1 : k])), 0)
-    if not named or k == 0 or k + 1 > kgqa.max_hops:
+    scored = k == 0  # no step named by a verb: the scorer's own walk back of the last step only
+    k = len(best.steps) if scored else k
+    if k == 0 or k + 1 > kgqa.max_hops:
         return None
     rel, fwd = best.steps[k - 1]
-    path = walk(kgqa.store, topic, best.steps[:k] + ((rel, not fwd),), best.score)
+    steps = best.steps[:k] + ((rel, not fwd),)
+    if scored and (not _OF_TOPIC.search(text.lower()) or not any(p.steps == steps for p in reading.paths[1:RIVALS])):
+        return None
+    topic = [int(e) for e in reading.mention.entities]
+    path = walk(kgqa.store, topic, steps, best.score)
     origin = best.layers[k - 1].tolist()  # what the relation is walked back from: the topic in rw15
     others = [] if path is None else [e for e in path.ends.tolist() if e not in set(topic)]
     if not others or set(others) <= set(origin):
         return None  # nothing new: back to where the chain already was
-    noun = type_phrase(text).noun
-    fit = typer.fit(noun, origin)
-    if any(fit < typer.fit(noun, ends.tolist()) + margin for ends in (best.ends, best.layers[k])):
+    fit = typer.fit(got.noun, origin)
+    if any(fit < typer.fit(got.noun, ends.tolist()) + margin for ends in (best.ends, best.layers[k])):
         return None
     return RelPath(path.steps, path.layers[:-1] + [np.asarray(others, dtype=np.int64)], score=best.score)
+
+
+def cut_to_verb(kgqa: Any, reading: Any, text: str) -> RelPath | None:
+    """:func:`cut_back`'s prefix when its last relation is the one the asked type's verb names and the step cut is
+    not ("how many **trains were built** by the manufacturer of X" over ``built by → ^built by → runs on``: the
+    trains, not the lines they run on): the prefix's ends are what the question asks for by its own words, as in
+    :func:`subject_of_named_verb`, so answer typing's margin does not judge them. None otherwise. Session 11
+    (kgc12: rw15)."""
+    cut, verb = cut_back(kgqa, reading, text), _verb_after_phrase(text)
+    if cut is None or verb is None:
+        return None
+    words = kgqa.relation_words
+    named = words.asked(verb)
+    if not named or not words.covered(named, cut.steps[-1:]) or words.covered(named, reading.best.steps[-1:]):
+        return None
+    return cut
+
+
+#: A ``who`` question with a verb ("who wrote ..."), not ``who is the <noun> of`` (the noun names what is asked:
+#: "who is the sex of X's dad", PathQuestion's wording).
+_WHO = re.compile(r"^(?:who|whom)\s+(?!(?:is|was|are|were|s)\b)")
+
+
+def who_cut(kgqa: Any, reading: Any, text: str, margin: float = 0.08) -> RelPath | None:
+    """For a ``who`` question with a verb (:data:`_WHO`; no type noun to type by): the best path without its last
+    step, when the question does not name that step and ``person`` fits the prefix's ends better than the path's by
+    ``margin`` (:meth:`~graphhop.kgqa.end_type.EndTyper.fit`): "who wrote the book that X is a sequel of" over
+    ``sequel of → written by → born in`` answers the writer, not the writer's birth city. Only when the step leaves
+    the kind of entity it came from (no entity of the KB is both a subject and an object of its relation: "who is
+    the father of X's wife" keeps ``spouse → parents``, MiniLM's person fit notwithstanding; PQ-2H), and only a cut
+    back, never a longer path (a ``who`` may be a company: "who published X"). None otherwise. Session 11 (kgc12:
+    bk04)."""
+    best, typer = reading.best, getattr(kgqa, "typer", None)
+    if best is None or typer is None or len(best.steps) < 2 or not _WHO.match(text.strip().lower()):
+        return None
+    words = kgqa.relation_words
+    asked, typed = named_relations(words, text)
+    if words.unnamed(asked + typed, best.steps[-1:]) == 0:
+        return None
+    steps = best.steps[:-1]
+    prefix = next((p for p in reading.paths if p.steps == steps), None) or RelPath(steps, best.layers[:-1], score=best.score)
+    if set(prefix.ends.tolist()) <= set(reading.mention.entities):
+        return None
+    pairs = relation_pairs(kgqa.store, *best.steps[-1])
+    if {a for a, _ in pairs} & {b for _, b in pairs}:
+        return None  # a relation within one kind of entity (``parents``: a parent has parents) stays
+    if typer.fit("person", prefix.ends.tolist()) < typer.fit("person", best.ends.tolist()) + margin:
+        return None
+    return prefix
 
 
 def covering(kgqa: Any, reading: Any, text: str | None = None, paths: Sequence[Any] | None = None) -> tuple[Any, dict[str, Any]]:
@@ -222,15 +282,35 @@ def covering(kgqa: Any, reading: Any, text: str | None = None, paths: Sequence[A
 
     counted = [(words.covered(asked, p.steps), words.covered(typed, p.steps), exact(p), -i, p) for i, p in enumerate(cands)
                if (prob[id(p)] >= floor and words.unnamed(named, p.steps) <= extra) or exact(p)]
-    if words.covered(asked, best.steps) >= max(c[0] for c in counted):
+    detour = _without_detour(words, asked, named, best, [c[4] for c in counted if c[2]])
+    if words.covered(asked, best.steps) >= max(c[0] for c in counted) and detour is None:
         return reading, {}
-    chosen = max(counted, key=lambda c: c[:4])[4]
+    chosen = max(counted, key=lambda c: c[:4])[4] if detour is None else detour
     trace = {"coverage": {"asked": asked, "scorer_path": kgqa.describe(reading, cands[0])["relation_path"],
                           "scorer_prob": round(prob[id(cands[0])], 4), "prob": round(prob[id(chosen)], 4)}}
     rest = [(p, prob[id(p)]) for p in reading.paths if p is not chosen and p is not cands[0]]
     paths_out = [chosen, cands[0]] + [p for p, _ in rest]
     probs = np.asarray([prob[id(cands[0])], prob[id(chosen)]] + [q for _, q in rest])
     return type(reading)(reading.mention, reading.text, paths_out, probs), trace
+
+
+def _without_detour(words: Any, asked: list[str], named: list[str], best: RelPath, exact: list[RelPath]) -> RelPath | None:
+    """Of the ``exact`` chains (every asked relation, two or more, and no other), the shortest (then the scorer's
+    best) that is shorter than ``best`` and walks no relation straight back, when ``best`` names every asked
+    relation but, before its last named step, takes an unnamed relation and walks it straight back: a detour to the
+    topic's peers ("which company built the train that runs on X" over ``serves → ^serves → ^runs on → built by``).
+    Any other unnamed step may be asked in words the stems do not match ("the nationality of **mom** of X's child":
+    ``children → parents → nationality``, PQ-3H); one after the last named step is answer typing's to judge. None
+    otherwise. Session 11 (kgc12: rw05)."""
+    from graphhop.kgqa.pipeline import walks_back
+
+    if not exact or words.covered(asked, best.steps) < len(asked):
+        return None
+    last = max(i for i in range(len(best.steps)) if words.covered(asked, best.steps[i : i + 1]))
+    if not walks_back(best.steps[:last]) or words.unnamed(named, best.steps[:last]) < 2:
+        return None  # an unnamed step may be asked in words the stems miss ("mom": ``parents``); a round trip is not
+    got = [p for p in exact if len(p.steps) < len(best.steps) and not walks_back(p.steps)]
+    return min(got, key=lambda p: len(p.steps)) if got else None
 
 
 #: per store: the entity pairs of each signed relation asked for so far

@@ -41,7 +41,8 @@ import numpy as np
 
 from graphhop.kb.verbalize import clean_relation
 from graphhop.kgqa.claims import boolean_claim
-from graphhop.kgqa.cover import covering, cut_back, general, lure_cut, rivals, subject_of_named_verb, walk, walked_back
+from graphhop.kgqa.cover import (covering, cut_back, cut_to_verb, general, lure_cut, rivals, subject_of_named_verb, walk,
+                                 walked_back, who_cut)
 from graphhop.kgqa.compare import (COMPARATIVES, compare_sides, names_entity, read_options, resolve, same_value, split_choice,
                                    split_comparative, split_same)
 from graphhop.kgqa.end_type import asked_noun, described_noun, retype, type_phrase
@@ -93,9 +94,17 @@ def _typed(kgqa: Any, reading: Any, text: str) -> tuple[Any, dict[str, Any]]:
     typer = getattr(kgqa, "typer", None)
     noun = asked_noun(text, phrase=True) if typer is not None else None
     if noun is None:
-        return reading, {}
+        who = who_cut(kgqa, reading, text) if typer is not None else None
+        if who is None:
+            return reading, {}
+        return _moved(reading, who), {"answer_type": {"noun": "person", "moved_hops": -1, "who_cut": True,
+                                                      "scorer_path": kgqa.describe(reading)["relation_path"]}}
     if subject_of_named_verb(kgqa, reading, text):
         return reading, {"answer_type": {"noun": noun, "moved_hops": 0, "subject_of": type_phrase(text).verb}}
+    verb_cut = cut_to_verb(kgqa, reading, text)  # session 11 (kgc12): a hop past the asked verb's relation
+    if verb_cut is not None:
+        return _moved(reading, verb_cut), {"answer_type": {"noun": noun, "moved_hops": -1, "verb_cut": True,
+                                                           "scorer_path": kgqa.describe(reading)["relation_path"]}}
     lured = lure_cut(kgqa, reading, noun)  # session 8 (kgf12): an owner relation's value
     if lured is not None:
         return _moved(reading, lured[0]), lured[1]
