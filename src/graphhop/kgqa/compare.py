@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from graphhop.kgqa.end_type import singular
 from graphhop.kgqa.link import Mention, tokens
-from graphhop.read.ops import comparison_direction, parse_number
+from graphhop.read.ops import _DATE_REL, comparison_direction, parse_number
 
 __all__ = ["COMPARATIVES", "split_choice", "split_comparative", "split_same", "read_options", "names_entity", "resolve", "compare_sides",
            "same_value"]
@@ -217,6 +217,7 @@ def compare_sides(kgqa: Any, question: str, sides: list[dict[str, Any]], attribu
     if not shared:
         return None
     shared = [s for s in shared if all(len(_numeric(kgqa, t[s][0])) == 1 for t in numeric)] or shared
+    shared = _dated(kgqa, question, shared, numeric)
     steps = max(shared, key=lambda s: (numeric[0][s][1] * numeric[1][s][1], -len(s)))
     picks = []
     for side, reading, table in zip(sides, readings, numeric):
@@ -233,6 +234,27 @@ def compare_sides(kgqa: Any, question: str, sides: list[dict[str, Any]], attribu
     weakest = min(picks, key=lambda p: p["prob"] * p["side"]["prob"])
     return {"winner": winner, "picks": picks, "direction": direction, "weakest": weakest,
             "relation_path": kgqa.describe(a["reading"], a["path"])["relation_path"]}
+
+
+#: Comparatives that compare dates: "which hospital is **older**" asks the founding year, not the number of beds.
+_TIME_WORDS = frozenset("older oldest elder eldest younger youngest earlier earliest later latest before after newer "
+                        "newest".split())
+
+
+def _dated(kgqa: Any, question: str, shared: list[Any], numeric: list[dict[Any, Any]]) -> list[Any]:
+    """The shared numeric paths that give dates when the comparative compares dates (:data:`_TIME_WORDS`) and
+    some do; else ``shared``. A path gives dates when its last relation names one (``year founded``, ``birth
+    date``: :data:`graphhop.read.ops._DATE_REL`) or every value on both sides is a whole number from 1000 to 2100
+    (``point in time``, ``launched``). Session 11 (kgc12: hs24, where the scorer put ``number of beds`` and
+    ``year founded`` level)."""
+    if not _TIME_WORDS & set(tokens(question)):
+        return shared
+    names = kgqa.store.relations
+
+    def dates(steps: Any) -> bool:
+        values = [v for table in numeric for v, _ in _numeric(kgqa, table[steps][0])]
+        return bool(_DATE_REL.search(names[steps[-1][0]])) or all(v == int(v) and 1000 <= v <= 2100 for v in values)
+    return [s for s in shared if dates(s)] or shared
 
 
 def same_value(kgqa: Any, sides: list[dict[str, Any]], attribute: str) -> dict[str, Any] | None:

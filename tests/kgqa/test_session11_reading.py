@@ -1,0 +1,85 @@
+"""Session 11 (kgc12): readings the session-10 head left to the rules: a ``who`` answer cut back to a person, the
+scorer's own walk back for a described topic, a hop past the asked verb's relation cut, and a comparative of dates
+that compares dates (docs/RESULTS.md, issue 12, "Session 11 (kgc12)")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from graphhop.kgqa.compare import _dated
+from graphhop.kgqa.cover import cut_to_verb, walk, walked_back, who_cut
+from graphhop.kgqa.link import masked
+from graphhop.kgqa.pipeline import Reading
+
+FACTS = [
+    ("Ember Atlas", "sequel of", "Hollow Tide"), ("Hollow Tide", "written by", "Lusa Merrow"),
+    ("Lusa Merrow", "born in", "Dunmere"), ("Dunmere", "located in", "Ostavia"), ("Lusa Merrow", "birth year", "1950"),
+    ("The Salt Ledger", "written by", "Edda Varn"), ("Winter Orchard", "written by", "Edda Varn"),
+    ("Edda Varn", "born in", "Dunmere"), ("Edda Varn", "nationality", "Ostavia"),
+    ("The Salt Ledger", "pages", "310"), ("Winter Orchard", "pages", "280"), ("Hollow Tide", "pages", "402"),
+    ("The Salt Ledger", "published by", "Lanternhouse"), ("Lanternhouse", "based in", "Dunmere"),
+    ("Night Heron", "built by", "Halden Motors"), ("Coastal Rover", "built by", "Halden Motors"),
+    ("Night Heron", "runs on", "North Line"), ("Coastal Rover", "runs on", "Coastal Line"),
+    ("Coastal Line", "operated by", "Tarn Rail"), ("Halden Motors", "based in", "Dunmere"),
+    ("Riverside Clinic", "year founded", "1961"), ("Ostra Hospital", "year founded", "1948"),
+    ("Riverside Clinic", "number of beds", "120"), ("Ostra Hospital", "number of beds", "210"),
+]
+
+
+@pytest.fixture(scope="module")
+def kgqa(kgqa_of: Any) -> Any:
+    return kgqa_of(FACTS)
+
+
+def _reading(kgqa: Any, question: str, *relation_paths: tuple[str, ...]) -> Reading:
+    """A reading of ``question`` from its first mention with ``relation_paths`` (``^`` walks back), best first."""
+    mention = kgqa.linker.link(question)[0]
+    ids = {name: i for i, name in enumerate(kgqa.store.relations)}
+    paths = [walk(kgqa.store, mention.entities, [(ids[r.lstrip("^")], not r.startswith("^")) for r in rp], 1.0)
+             for rp in relation_paths]
+    return Reading(mention, masked(question, [mention]), paths, np.full(len(paths), 1.0 / len(paths)))
+
+
+def _names(kgqa: Any, path: Any) -> list[str]:
+    return [kgqa.store.entities[e] for e in path.ends.tolist()]
+
+
+def test_a_who_answer_is_cut_back_from_a_city_to_the_person(kgqa: Any) -> None:
+    reading = _reading(kgqa, "Who wrote the book that Ember Atlas is a sequel of?",
+                       ("sequel of", "written by", "born in"), ("sequel of", "written by"))
+    cut = who_cut(kgqa, reading, reading.text)
+    assert cut is not None and _names(kgqa, cut) == ["Lusa Merrow"]
+    what = _reading(kgqa, "What city was the writer of the book Ember Atlas is a sequel of born in?",
+                    ("sequel of", "written by", "born in"), ("sequel of", "written by"))
+    assert who_cut(kgqa, what, what.text) is None  # not a who question
+
+
+def test_the_scorers_walk_back_counts_peers_of_a_described_topic(kgqa: Any) -> None:
+    reading = _reading(kgqa, "which books did the author of The Salt Ledger write", ("written by",),
+                       ("written by", "^written by"))
+    back = walked_back(kgqa, reading, reading.text)
+    assert back is not None and _names(kgqa, back) == ["Winter Orchard"]
+    plain = _reading(kgqa, "which books did The Salt Ledger inspire", ("written by",), ("written by", "^written by"))
+    assert walked_back(kgqa, plain, plain.text) is None  # the topic is not described "of X"
+
+
+def test_a_hop_past_the_asked_verbs_relation_is_cut(kgqa: Any) -> None:
+    reading = _reading(kgqa, "which trains were built by the manufacturer of the Night Heron",
+                       ("built by", "^built by", "runs on"))
+    cut = cut_to_verb(kgqa, reading, reading.text)
+    assert cut is not None and [kgqa.store.relations[r] for r, _ in cut.steps] == ["built by", "built by"]
+    ends = _reading(kgqa, "which trains were built by the manufacturer of the Night Heron", ("built by", "^built by"))
+    assert cut_to_verb(kgqa, ends, ends.text) is None  # the best path already ends by the verb's relation
+
+
+def test_a_comparative_of_dates_compares_dates(kgqa: Any) -> None:
+    sides = [_reading(kgqa, f"{name} founded", ("number of beds",), ("year founded",))
+             for name in ("Riverside Clinic", "Ostra Hospital")]
+    numeric = [{p.steps: (p, 0.5) for p in r.paths} for r in sides]
+    shared = list(numeric[0])
+    year = [s for s in shared if kgqa.store.relations[s[-1][0]] == "year founded"]
+    assert _dated(kgqa, "Which hospital is older, Riverside Clinic or Ostra Hospital?", shared, numeric) == year
+    assert _dated(kgqa, "Which hospital is bigger, Riverside Clinic or Ostra Hospital?", shared, numeric) == shared
