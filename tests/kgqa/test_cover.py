@@ -64,3 +64,4 @@ def test_an_unnamed_step_that_is_no_round_trip_is_left_alone() -> None:
     asked = words.asked("the nationality of mom of X s child")
     best, exact = _path([(0, True), (1, True), (2, True)]), _path([(0, True), (2, True)])
     assert _without_detour(words, asked, asked, best, [exact]) is None
+    assert _without_detour(words, asked, asked, best, [exact], home=True) is exact  # back home: no answer at all

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from graphhop.kgqa.compare import _dated
-from graphhop.kgqa.cover import cut_to_verb, walk, walked_back, who_cut
+from graphhop.kgqa.cover import _home_not_asked, cut_to_verb, walk, walked_back, who_cut
 from graphhop.kgqa.link import masked
 from graphhop.kgqa.pipeline import Reading
 
@@ -26,6 +26,11 @@ FACTS = [
     ("Coastal Line", "operated by", "Tarn Rail"), ("Halden Motors", "based in", "Dunmere"),
     ("Riverside Clinic", "year founded", "1961"), ("Ostra Hospital", "year founded", "1948"),
     ("Riverside Clinic", "number of beds", "120"), ("Ostra Hospital", "number of beds", "210"),
+    ("The Lomar Courier", "published in", "Tevel"), ("The Lomar Courier", "owned by", "Lumen Press Group"),
+    ("The Tevel Star", "owned by", "Lumen Press Group"), ("Lumen Press Group", "headquartered in", "Tevel"),
+    ("The Tevel Star", "published in", "Tevel"), ("Tevel", "located in", "Ostavia"), ("Tevel", "population", "120000"),
+    ("The Lomar Courier", "circulation", "50000"), ("The Tevel Star", "circulation", "30000"),
+    ("The Lomar Courier", "editor in chief", "Anna Vell"), ("The Tevel Star", "editor in chief", "Marek Dohl"),
 ]
 
 
@@ -83,3 +88,15 @@ def test_a_comparative_of_dates_compares_dates(kgqa: Any) -> None:
     year = [s for s in shared if kgqa.store.relations[s[-1][0]] == "year founded"]
     assert _dated(kgqa, "Which hospital is older, Riverside Clinic or Ostra Hospital?", shared, numeric) == year
     assert _dated(kgqa, "Which hospital is bigger, Riverside Clinic or Ostra Hospital?", shared, numeric) == shared
+
+
+def test_a_path_back_home_to_a_topic_of_another_kind_is_no_answer(kgqa: Any) -> None:
+    """``^published in → owned by → headquartered in`` returns to the city X; "which **newspapers**" fits the exact
+    ``^headquartered in → ^owned by``'s ends better: that path is no detour to keep (nw18). With no type noun the
+    topic may be the answer ("who is the spouse of the parent of X's kid", PQ-3H)."""
+    question = "which newspapers are owned by the media group headquartered in Tevel"
+    reading = _reading(kgqa, question, ("^published in", "owned by", "headquartered in"))
+    exact = _reading(kgqa, question, ("^headquartered in", "^owned by")).best
+    assert _home_not_asked(kgqa, reading, reading.text, exact)
+    plain = _reading(kgqa, "who owns the group headquartered in Tevel", ("^published in", "owned by", "headquartered in"))
+    assert not _home_not_asked(kgqa, plain, plain.text, exact)

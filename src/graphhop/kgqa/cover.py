@@ -18,7 +18,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from graphhop.kgqa.end_type import type_phrase
+from graphhop.kgqa.end_type import asked_noun, type_phrase
 from graphhop.kgqa.paths import RelPath
 
 __all__ = ["named_relations", "rivals", "cut_back", "cut_to_verb", "who_cut", "lure_cut", "subject_of_named_verb", "walked_back", "covering", "general",
@@ -282,7 +282,11 @@ def covering(kgqa: Any, reading: Any, text: str | None = None, paths: Sequence[A
 
     counted = [(words.covered(asked, p.steps), words.covered(typed, p.steps), exact(p), -i, p) for i, p in enumerate(cands)
                if (prob[id(p)] >= floor and words.unnamed(named, p.steps) <= extra) or exact(p)]
-    detour = _without_detour(words, asked, named, best, [c[4] for c in counted if c[2]])
+    exact_paths = [c[4] for c in counted if c[2]]
+    detour = _without_detour(words, asked, named, best, exact_paths)
+    if detour is None:  # a best path back home to a topic of another kind than asked: any unnamed step is a detour
+        home = _without_detour(words, asked, named, best, exact_paths, home=True)
+        detour = home if _home_not_asked(kgqa, reading, reading.text if text is None else text, home) else None
     if words.covered(asked, best.steps) >= max(c[0] for c in counted) and detour is None:
         return reading, {}
     chosen = max(counted, key=lambda c: c[:4])[4] if detour is None else detour
@@ -294,20 +298,37 @@ def covering(kgqa: Any, reading: Any, text: str | None = None, paths: Sequence[A
     return type(reading)(reading.mention, reading.text, paths_out, probs), trace
 
 
-def _without_detour(words: Any, asked: list[str], named: list[str], best: RelPath, exact: list[RelPath]) -> RelPath | None:
+def _home_not_asked(kgqa: Any, reading: Any, text: str, cand: RelPath | None, margin: float = 0.08) -> bool:
+    """Whether the reading's best path only comes back to the topic although the question asks a type noun that fits
+    ``cand``'s ends better than the topic by ``margin`` ("how many **newspapers** are owned by the media group
+    headquartered in X", X a city); a question with no type noun may ask for the topic itself ("who is the spouse of
+    the parent of X's kid", PQ-3H)."""
+    best, typer, noun = reading.best, getattr(kgqa, "typer", None), asked_noun(text)
+    topic = sorted(set(reading.mention.entities))
+    if cand is None or best is None or typer is None or noun is None or not set(best.ends.tolist()) <= set(topic):
+        return False
+    return typer.fit(noun, cand.ends.tolist()) >= typer.fit(noun, topic) + margin
+
+
+def _without_detour(words: Any, asked: list[str], named: list[str], best: RelPath, exact: list[RelPath],
+                    home: bool = False) -> RelPath | None:
     """Of the ``exact`` chains (every asked relation, two or more, and no other), the shortest (then the scorer's
     best) that is shorter than ``best`` and walks no relation straight back, when ``best`` names every asked
     relation but, before its last named step, takes an unnamed relation and walks it straight back: a detour to the
     topic's peers ("which company built the train that runs on X" over ``serves → ^serves → ^runs on → built by``).
     Any other unnamed step may be asked in words the stems do not match ("the nationality of **mom** of X's child":
-    ``children → parents → nationality``, PQ-3H); one after the last named step is answer typing's to judge. None
-    otherwise. Session 11 (kgc12: rw05)."""
+    ``children → parents → nationality``, PQ-3H), unless the best path only comes ``home`` to the topic ("how many
+    newspapers are owned by the media group headquartered in X" over ``^published in → owned by → headquartered
+    in``, back to X: no answer at all); one after the last named step is answer typing's to judge. None otherwise.
+    Session 11 (kgc12: rw05, nw18)."""
     from graphhop.kgqa.pipeline import walks_back
 
     if not exact or words.covered(asked, best.steps) < len(asked):
         return None
     last = max(i for i in range(len(best.steps)) if words.covered(asked, best.steps[i : i + 1]))
-    if not walks_back(best.steps[:last]) or words.unnamed(named, best.steps[:last]) < 2:
+    if not home and (not walks_back(best.steps[:last]) or words.unnamed(named, best.steps[:last]) < 2):
+        return None
+    if home and not words.unnamed(named, best.steps[:last]):
         return None  # an unnamed step may be asked in words the stems miss ("mom": ``parents``); a round trip is not
     got = [p for p in exact if len(p.steps) < len(best.steps) and not walks_back(p.steps)]
     return min(got, key=lambda p: len(p.steps)) if got else None
