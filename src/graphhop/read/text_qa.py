@@ -271,11 +271,18 @@ class TextQA:
         return TextAnswer(qtype, ans, best.margin if best else float("-inf"), answers if answers is not None else ([ans] if ans else []),
                           ok, sup, graph, trace)
 
-    def _query(self, question: str, kind: str = "query", listing: bool = False, query: str | None = None) -> TextAnswer:
+    def _query(self, question: str, kind: str = "query", listing: bool = False, query: str | None = None,
+               names: bool = False) -> TextAnswer:
         """The best answer (and a list's items: ``listing``, or a question that asks a list); ``query`` as
-        :meth:`_read` takes it."""
+        :meth:`_read` takes it; ``names``: only answers that are names (an entity, not a number nor a common noun)."""
+        from graphhop.read.text_forms import denied_item, is_entity_name, negated_question
+
         paths, readings = self._read(question, query)
         listing = listing or asks_list(question) or asks_people(question)
+        if names:
+            readings = [r for r in readings if is_entity_name(r.text)]
+        if listing and not negated_question(question):  # ``..., but none of its boats reached X``: no item X
+            readings = [r for r in readings if not denied_item(r.sentence, r.text)]
         if _ASKS_NAME.match(question):  # ``who`` / ``where`` / ``in which country`` ask for a name, never a number
             readings = [r for r in readings if not is_number(r.text)]
         best = self._best(readings)
