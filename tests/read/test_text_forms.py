@@ -169,3 +169,26 @@ def test_a_list_item_denied_where_it_is_read_is_dropped():
     qa = _qa({"Which ships did the society's crews help?": [Reading("Castellan", 0.5, ("p15",), 1.0, sentence),
                                                             Reading("Harwick Maid", 0.45, ("p15",), 1.0, sentence)]})
     assert qa._query("Which ships did the society's crews help?").answers == ["Castellan"]
+
+
+def test_a_comparison_of_amounts_takes_no_year_date_nor_length_of_time():
+    from graphhop.read.text_forms import asks_amount, is_time_span
+
+    assert asks_amount("Which village has more residents today, New Pellendorf or Carrowen?")
+    assert asks_amount("Which wreck cost more lives, the Castellan or the Ninefold?")
+    assert not asks_amount("Which is more famous, A or B?") and not asks_amount("Which was founded earlier, A or B?")
+    assert is_time_span("From 1950 to 1958") and is_time_span("March 1932") and is_time_span("1932")
+    assert is_time_span("thirty", "He served for almost thirty years.")
+    assert not is_time_span("900") and not is_time_span("2,300") and not is_time_span("seventeen")
+    texts = {"p10": "Today New Pellendorf has about 900 residents.",
+             "p12": "Carrowen was emptied in March 1932. From 1950 to 1958 Quellet was mayor of Carrowen. Its "
+                    "population is about 410."}
+    qa = _qa({"Which village has more residents today New Pellendorf?":
+              [Reading("900", 0.2, ("p10",), 1.0, texts["p10"], holder="New Pellendorf")],
+              "Which village has more residents today Carrowen?":
+              [Reading("From 1950 to 1958", 0.3, ("p12",), 1.0, "From 1950 to 1958 Quellet was mayor of Carrowen.",
+                       holder="Carrowen"),
+               Reading("March 1932", 0.2, ("p12",), 1.0, "Carrowen was emptied in March 1932.", holder="Carrowen"),
+               Reading("410", 0.1, ("p12",), 1.0, "Its population is about 410.", holder="Carrowen")]}, texts)
+    res = qa._comparison("Which village has more residents today, New Pellendorf or Carrowen?")
+    assert res.answer == "New Pellendorf" and [p["value"] for p in res.trace["picks"]] == [900.0, 410.0]

@@ -12,8 +12,9 @@ negative quantifiers (:data:`NEGATIVE`)
     answered ``yes`` iff the answer found is A.
 ``How many times`` / ``How many years`` (:func:`asks_times`, :func:`asks_duration`)
     a frequency (``twice``, ``three times``) or a duration (``from 1921 to 1935``, ``for twelve years``), not a
-    count of entities; and a number written as a duration (``for almost thirty years``) counts no entity
-    (:func:`is_duration`).
+    count of entities; and a number written as a duration (``for almost thirty years``) or a range of years (``From
+    1950 to 1958``) counts no entity (:func:`is_duration`, :func:`is_time_span`), in a count nor in a comparison of
+    amounts (``Which village has more residents ...?``, :func:`asks_amount`).
 names (:func:`is_entity_name`)
     a ``same ...`` question compares two entities: a side's value must be a name, not a number nor a common noun.
 """
@@ -25,7 +26,7 @@ import re
 from graphhop.read.numbers import NUMBER, is_number, parse_value
 
 __all__ = ["NEGATIVE", "DENIES", "denied_item", "negated_question", "identity_question", "asks_times", "asks_duration", "frequency",
-           "duration", "is_duration", "is_entity_name", "inside_names"]
+           "duration", "is_duration", "asks_amount", "is_time_span", "is_entity_name", "inside_names"]
 
 #: Negative quantifiers (general English): the sentence says that nobody / nothing did what it tells (``no lifeboat
 #: was involved``; not ``no longer``, ``no fewer than``).
@@ -51,6 +52,7 @@ _NUM = NUMBER.pattern
 _TIMES = re.compile(r"\b(?:(once|twice|thrice)|(" + _NUM + r")\s+(?:separate\s+|different\s+)?(?:times|occasions|terms))\b",
                     re.I)
 _RANGE = re.compile(r"\b(?:from\s+|between\s+)?(\d{3,4})\s*(?:to|until|till|and|[-–])\s*(\d{2,4})\b", re.I)
+_YEAR = re.compile(r"(?:(?:early|mid|late|[A-Z][a-z]+)\s+)?(?:1\d{3}|20\d{2}|2100)")
 _FOR = re.compile(r"(" + _NUM + r")\s+(?:full\s+|whole\s+)?" + _TIME_WORDS + r"\b", re.I)
 
 
@@ -156,6 +158,21 @@ def is_duration(sentence: str, number: str) -> bool:
         if re.match(r"\s+(?:full\s+|whole\s+)?" + _TIME_WORDS + r"\b", sentence[m.end() :], re.I):
             return True
     return False
+
+
+def asks_amount(question: str) -> bool:
+    """Whether a comparison compares an amount of things (``more residents``, ``fewer lives``, ``the most students``),
+    not a date or a length of time."""
+    m = re.search(r"\b(?:more|fewer|less|most|fewest|least)\s+(?:[a-z]+\s+)?([a-z]+s)(?<!ss)(?<!us)(?<!is)\b", question, re.I)
+    return m is not None and re.fullmatch(_TIME_WORDS, m.group(1), re.I) is None
+
+
+def is_time_span(text: str, sentence: str = "") -> bool:
+    """Whether a value read is a time, not an amount of things: a range of years (``From 1950 to 1958``), a year or
+    a date (``1932``, ``March 1932``: four digits from 1000 to 2100, no thousands comma) or a number written as a
+    duration in ``sentence`` (:func:`is_duration`)."""
+    return (not is_number(text) and _RANGE.search(text) is not None and duration(text) is not None) \
+        or _YEAR.fullmatch(text.strip()) is not None or (bool(sentence) and is_duration(sentence, text))
 
 
 def is_entity_name(text: str) -> bool:

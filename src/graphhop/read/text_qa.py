@@ -398,7 +398,9 @@ class TextQA:
         birth (``When was X born?``; ``founded`` for a non-person, :func:`_age_question`) when the text gives one,
         else the option is read with the question's own words (``sub_question``). The value is the best span that
         parses as a number on a path that names the option (its holder the option, when it is a name)."""
-        resolved = self._resolve(question, option)
+        from graphhop.read.text_forms import asks_amount, is_time_span
+
+        resolved, amount = self._resolve(question, option), asks_amount(question)
         age = bool(_age_question(question, option))  # an age may be read off a later candidate (``Aurenne``: a place)
         all_paths: list[Any] = []
         for name, via in (resolved if age else resolved[:1]) + [(option, ())]:  # then the option itself
@@ -408,7 +410,8 @@ class TextQA:
             for sub, is_dated in tries:  # only as the text dates it
                 paths, readings = self._read(sub)
                 all_paths += paths
-                numeric = [r for r in readings if parse_value(r.text) is not None and _mentions_option(r, name, self)]
+                numeric = [r for r in readings if parse_value(r.text) is not None and _mentions_option(r, name, self)
+                           and not (amount and is_time_span(r.text, r.sentence))]  # ``From 1950 to 1958``: no amount
                 numeric = [r for r in numeric if not any(_same(r.holder, o) for o in others)]  # another option's value
                 if is_dated:  # a year of birth / founding, read with the text's own words for it
                     numeric = [r for r in numeric if r.margin > self.min_margin and _same(r.holder, name)
