@@ -360,3 +360,20 @@ def test_a_common_noun_in_lower_case_is_no_answer_to_who():
     fits = reader._type_fits("Who directed Night Ferry to Kestrin?", fake, frozenset())
     assert fits["the shore"] == 0.0 and fits["Mara Voss"] > 0.0
     assert reader._type_fits("What did Night Ferry to Kestrin show?", fake, frozenset())["the shore"] > 0.0
+
+
+def test_a_type_word_inside_another_name_does_not_type_an_entity():
+    from graphhop.read.walk import _names_type, noun_key
+
+    lighthouse = frozenset({noun_key("lighthouses")})
+    assert not _names_type("Relief", ("boats for Skerrow Rock Lighthouse sailed", "", ""), lighthouse)
+    assert not _names_type("Kestrel Lighthouse Society", "is a charity", lighthouse)
+    assert _names_type("Skerrow Rock Lighthouse", "stands on a reef", lighthouse)
+    assert _names_type("Blackfen", ("is a lighthouse on the coast", "", ""), lighthouse)
+    docs = [_Doc("k1", "Kestrel Lighthouse Society", "Kestrel Lighthouse Society is a charity based in Pellock."),
+            _Doc("k2", "Harrow Light", "Harrow Light is a lighthouse owned by the Kestrel Lighthouse Society.")]
+    reader = WalkReader(_Search(docs), encoder=object())
+    bridge = frozenset({word_key("lighthouse")})
+    assert reader._typed("Kestrel Lighthouse Society", docs[1].text, bridge) == frozenset()
+    assert reader._typed("Harrow Light", docs[1].text, bridge) == bridge
+    assert reader._typed("Skerrow Lighthouse", "", bridge) == bridge

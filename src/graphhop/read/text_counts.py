@@ -7,7 +7,12 @@
     Ostham?``, :func:`graphhop.read.text_yesno.answer_yes_no`), a bound (``more than 2,000 metres high``) as the
     value it bounds (``How high is Hekkavar?``), ``women`` / ``men`` by the pronouns of the item's own passage
     (``she`` / ``her`` against ``he`` / ``his``); the count is of those that pass, the support every passage read.
-a number the text writes (``The party numbered eleven Brennish climbers``)
+``How many times did X serve as warden?``, ``For how many years was X chairman?`` (a frequency or a duration, not a
+count of entities: :mod:`graphhop.read.text_forms`)
+    the frequency (``served twice``) or the duration (``from 1921 to 1935``, ``for twelve years``) written by the best
+    reading that has one, in its text or its sentence.
+a number the text writes (``The party numbered eleven Brennish climbers``; never one written as a duration, ``for
+almost thirty years``)
     the number written just before the counted noun (:func:`counted_number`), else the best reading that is a
     number (not a year).
 otherwise
@@ -21,9 +26,10 @@ import re
 from typing import Any, Sequence
 
 from graphhop.read.numbers import is_number, parse_value
+from graphhop.read.text_forms import asks_duration, asks_times, duration, frequency, is_duration
 from graphhop.read.text_qa import Reading, TextAnswer, split_list
 
-__all__ = ["answer_count", "counted_number", "filtered_count"]
+__all__ = ["answer_count", "counted_number", "filtered_count", "how_often"]
 
 _COUNT = re.compile(r"^(?:(?:in|at|on|from|for|to|by|with|of) )?how many\b", re.I)
 _OF_THE = re.compile(r"^how many of (?:the |these |those )?(?P<np>.+?)\s+(?P<aux>are|were|is|was|have|has|had|did|do|does)"
@@ -43,7 +49,14 @@ def answer_count(qa: Any, question: str) -> TextAnswer:
     filtered = filtered_count(qa, question)
     if filtered is not None:
         return filtered
+    unit = asks_duration(question)
+    if unit or asks_times(question):
+        often = how_often(qa, question, unit)
+        if often is not None:
+            return often
     paths, readings = qa._read(question)
+    if not unit:  # ``for almost thirty years`` counts no entity
+        readings = [r for r in readings if not (is_number(r.text) and is_duration(r.sentence, r.text))]
     best = counted_number(readings, question) or qa._best(readings)
     value = parse_value(best.text) if best is not None and best.margin > qa.min_margin else None
     is_year = 1000 <= (value or 0) <= 2100 and "," not in (best.text if best else "")
@@ -56,6 +69,19 @@ def answer_count(qa: Any, question: str) -> TextAnswer:
     n = str(len(res.answers))
     return TextAnswer("count", n, res.score, [n], True, res.support, res.graph,
                       {"listing_question": listing, "counted": res.answers})
+
+
+def how_often(qa: Any, question: str, unit: str | None) -> TextAnswer | None:
+    """``How many times ...?`` (``unit`` None) / ``For how many years ...?``: the frequency or duration (in ``unit``)
+    of the best reading over the margin that writes one, in its own text first, then in its sentence; None if none."""
+    paths, readings = qa._read(question)
+    for r in sorted(readings, key=lambda r: -r.margin):
+        if r.margin <= qa.min_margin:
+            break
+        value = frequency(r.sentence) if unit is None else (duration(r.text, unit) or duration(r.sentence, unit))
+        if value is not None:
+            return qa._result("count", paths, r, question, {"often": r.sentence}, text=str(int(value)))
+    return None
 
 
 def filtered_count(qa: Any, question: str) -> TextAnswer | None:

@@ -271,11 +271,18 @@ class TextQA:
         return TextAnswer(qtype, ans, best.margin if best else float("-inf"), answers if answers is not None else ([ans] if ans else []),
                           ok, sup, graph, trace)
 
-    def _query(self, question: str, kind: str = "query", listing: bool = False, query: str | None = None) -> TextAnswer:
+    def _query(self, question: str, kind: str = "query", listing: bool = False, query: str | None = None,
+               names: bool = False) -> TextAnswer:
         """The best answer (and a list's items: ``listing``, or a question that asks a list); ``query`` as
-        :meth:`_read` takes it."""
+        :meth:`_read` takes it; ``names``: only answers that are names (an entity, not a number nor a common noun)."""
+        from graphhop.read.text_forms import denied_item, is_entity_name, negated_question
+
         paths, readings = self._read(question, query)
         listing = listing or asks_list(question) or asks_people(question)
+        if names:
+            readings = [r for r in readings if is_entity_name(r.text)]
+        if listing and not negated_question(question):  # ``..., but none of its boats reached X``: no item X
+            readings = [r for r in readings if not denied_item(r.sentence, r.text)]
         if _ASKS_NAME.match(question):  # ``who`` / ``where`` / ``in which country`` ask for a name, never a number
             readings = [r for r in readings if not is_number(r.text)]
         best = self._best(readings)
@@ -391,7 +398,9 @@ class TextQA:
         birth (``When was X born?``; ``founded`` for a non-person, :func:`_age_question`) when the text gives one,
         else the option is read with the question's own words (``sub_question``). The value is the best span that
         parses as a number on a path that names the option (its holder the option, when it is a name)."""
-        resolved = self._resolve(question, option)
+        from graphhop.read.text_forms import asks_amount, is_time_span
+
+        resolved, amount = self._resolve(question, option), asks_amount(question)
         age = bool(_age_question(question, option))  # an age may be read off a later candidate (``Aurenne``: a place)
         all_paths: list[Any] = []
         for name, via in (resolved if age else resolved[:1]) + [(option, ())]:  # then the option itself
@@ -401,7 +410,8 @@ class TextQA:
             for sub, is_dated in tries:  # only as the text dates it
                 paths, readings = self._read(sub)
                 all_paths += paths
-                numeric = [r for r in readings if parse_value(r.text) is not None and _mentions_option(r, name, self)]
+                numeric = [r for r in readings if parse_value(r.text) is not None and _mentions_option(r, name, self)
+                           and not (amount and is_time_span(r.text, r.sentence))]  # ``From 1950 to 1958``: no amount
                 numeric = [r for r in numeric if not any(_same(r.holder, o) for o in others)]  # another option's value
                 if is_dated:  # a year of birth / founding, read with the text's own words for it
                     numeric = [r for r in numeric if r.margin > self.min_margin and _same(r.holder, name)

@@ -16,7 +16,11 @@ a claimed value (``Was the director of X born in Castelvane?``)
     Italy``) or the first sentence of its own passage does (``Vinci is a town in Italy``); ``no`` when a
     supported answer says otherwise (its evidence is the support) **or** a sentence of the subject's own passage
     names the claim and denies it (``... led two expeditions to Mount Oskelt, but he never stood on its summit``:
-    a negation, :data:`NEGATION`); no supported answer when nothing is found.
+    a negation, :data:`NEGATION`, or a negative quantifier: ``nobody was killed``); no supported answer when nothing
+    is found. A question asked with a negative quantifier (``Did nobody ...?``) takes the opposite verdict.
+``Was A the first keeper of X?`` (:func:`graphhop.read.text_forms.identity_question`)
+    read as ``Who was the first keeper of X?``: ``yes`` iff the answer found is A (support: that answer's chain);
+    the claimed value below when that reading finds nothing.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from typing import Any, Sequence
 
 from graphhop.kb.names import fold_name, name_mentions
 from graphhop.read.numbers import is_number
+from graphhop.read.text_forms import DENIES, identity_question, negated_question
 from graphhop.read.text_qa import TextAnswer, _is_name, _mentions, _same
 
 __all__ = ["answer_yes_no", "NEGATION", "split_than", "split_same_as"]
@@ -35,8 +40,8 @@ _COMPARE_WORDS = {"before", "after", "earlier", "later", "older", "younger", "bi
 _ARTICLES_VERBS = {"is", "was", "are", "were", "a", "an", "the"}
 _CLAUSE_WORDS = {"to", "in", "on", "of", "at", "from", "by", "and", "with", "whose", "which", "that", "who", "where",
                  "near", "north", "south", "east", "west", "between", "founded", "built", "known"}
-#: Words that deny what a sentence says (general English).
-NEGATION = re.compile(r"\b(?:never|not|no longer|neither|nor|cannot)\b|n't\b", re.I)
+#: Words that deny what a sentence says (general English), negative quantifiers among them (``nobody was killed``).
+NEGATION = DENIES
 _AUX = r"(?:is|was|are|were|do|does|did|has|have|had)"
 _THAN = re.compile(r"^" + _AUX + r"\s+(?P<a>.+?)\s+(?P<cmp>(?:more|less)\s+\w+|\w+er)\s+than\s+(?P<b>.+?)[\s?.!]*$", re.I)
 _SAME_AS = re.compile(r"^(?P<aux>" + _AUX + r")\s+(?P<a>.+?)\s+the\s+same\s+(?P<noun>[a-z]+)\s+"
@@ -98,7 +103,9 @@ def answer_yes_no(qa: Any, question: str) -> TextAnswer:
     same = split_same_as(question)
     if same is not None:
         return _same_value(qa, question, same)
-    return _claim(qa, question)
+    identity = identity_question(question)
+    res = _identity(qa, question, *identity) if identity is not None else None
+    return res if res is not None else _claim(qa, question)
 
 
 def _unsupported(qa: Any, question: str, trace: dict[str, Any], paths: Sequence[Any] = ()) -> TextAnswer:
@@ -117,7 +124,7 @@ def _two_sided(qa: Any, question: str, sides: list[str], sub_question: Any) -> T
 
 def _same_value(qa: Any, question: str, asked: tuple[str, str]) -> TextAnswer:
     """``yes`` when both sides' questions have the same answer, ``no`` when they differ; support: both answers'."""
-    sides = [qa._query(q) for q in asked]
+    sides = [qa._query(q, names=True) for q in asked]  # two entities compared: names, not numbers nor common nouns
     trace = {"side_questions": list(asked), "values": [s.answer for s in sides]}
     if not all(s.supported for s in sides):
         return _unsupported(qa, question, {**trace, "reason": "a side has no supported answer"})
@@ -125,6 +132,18 @@ def _same_value(qa: Any, question: str, asked: tuple[str, str]) -> TextAnswer:
     support = list(dict.fromkeys(d for q, s in zip(asked, sides) for d in (*s.support, *qa.stating(q, s.answer))))
     graph = qa.retriever.graph_from_paths(question, [])
     return TextAnswer("boolean", verdict, min(s.score for s in sides), [verdict], True, tuple(support), graph, trace)
+
+
+def _identity(qa: Any, question: str, name: str, asked: str) -> TextAnswer | None:
+    """``Was A the ...?`` read as ``asked`` (``Who was the ...?``): ``yes`` iff the answer found is ``name``, with that
+    answer's chain as the support; None when the reading finds no supported answer."""
+    res = qa._query(asked)
+    if not res.supported:
+        return None
+    verdict = "yes" if _same(res.answer, name) else "no"
+    own = qa.stating(name, res.answer) if verdict == "no" else []  # A's own passage naming the one it is not
+    return TextAnswer("boolean", verdict, res.score, [verdict], True, tuple(dict.fromkeys((*res.support, *own))), res.graph,
+                      {"identity": name, "asked": asked, "found": res.answer})
 
 
 def _claim(qa: Any, question: str) -> TextAnswer:
@@ -153,11 +172,12 @@ def _claim(qa: Any, question: str) -> TextAnswer:
         trace["found"] = best.text
     trace["claim_in"] = "answer" if _same(best.text, claim) else ("what describes the answer" if holds else "")
     denied = _denied(qa, [n for n in names if not _same(n, claim)], claim) if holds else None
+    flip = negated_question(question)  # ``Did nobody ...?``: the verdict the other way round
     if denied is not None:
         trace["denied_in"] = denied
-        return qa._result("boolean", paths, best, question, trace, text="no", support=[denied])
+        return qa._result("boolean", paths, best, question, trace, text="yes" if flip else "no", support=[denied])
     support = list(dict.fromkeys((*best.path, *described)))  # ``Quillhaven is the principal port of Oskaria``
-    return qa._result("boolean", paths, best, question, trace, text="yes" if holds else "no", support=support)
+    return qa._result("boolean", paths, best, question, trace, text="yes" if holds != flip else "no", support=support)
 
 
 def _holds(qa: Any, found: Any, claim: str) -> tuple[bool, list[str]]:

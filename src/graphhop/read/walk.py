@@ -52,6 +52,7 @@ from graphhop.read.numbers import is_number
 from graphhop.read.ops import _AGE, _MAX, _MIN
 from graphhop.read.sentence_graph import (_IRREGULAR, STOP, TOKEN, Edge, SentenceGraph, _clause_after, find_name, noun_key,
                                           question_words, relation_keys, surface_words, word_key)
+from graphhop.read.text_forms import inside_names
 from graphhop.read.text_qa import asks_list
 
 __all__ = ["Edge", "SentenceGraph", "WalkReader", "WalkRetriever", "noun_key", "question_words", "relation_keys",
@@ -286,8 +287,9 @@ class WalkReader:
         if not bridge_types:
             return frozenset()
         at = find_name(sentence, name) if sentence else None
-        before = " ".join(TOKEN.findall(sentence[: at[0]])[-3:]) if at else ""
-        return bridge_types & relation_keys(f"{name} {before} {self.description(name, sentence)}")
+        before = " ".join(TOKEN.findall(sentence[: at[0]])[-3:]) if at else ""  # a type word inside a name is none:
+        said = f"{before} {inside_names(self.description(name, sentence))}"  # ``Kestrel Lighthouse Society``
+        return bridge_types & (relation_keys(said) | frozenset(word_key(w) for w in _heads(name)))
 
     def read(self, question: str, query: str | None = None) -> tuple[list[Any], list[Any]]:
         """Paths (:class:`~graphhop.graph.TextPath`) and readings for ``question``;
@@ -428,14 +430,19 @@ def _names_type(name: str, description: str | Sequence[str], type_keys: frozense
     """Whether a (non-numeric) name is of a type by its words (noun keys, :func:`noun_key`): a word of its
     description or of the name that is or ends with it (``Rijksmuseum``, ``Van Gogh Museum`` for ``museum``,
     ``a steamship`` for ``ship``); a description given in parts (:meth:`WalkReader.description_parts`) is read
-    part by part."""
+    part by part, without the names it writes (``Relief boats for Skerrow Rock Lighthouse``: no lighthouse)."""
     if not type_keys or is_number(name):
         return False
-    heads = []
-    for text in (name, description) if isinstance(description, str) else (name, *description):
-        words = TOKEN.findall(text.lower())
-        heads += [noun_key(w) for w, nxt in zip(words, words[1:] + [""]) if w not in STOP and _is_head(nxt)]
+    parts = (description,) if isinstance(description, str) else description  # a name inside a description is
+    heads = [noun_key(w) for text in (name, *(inside_names(p) for p in parts)) for w in _heads(text)]  # another's
     return any(w == k or (w.endswith(k) and len(k) >= 4) for w in heads for k in type_keys)
+
+
+def _heads(text: str) -> list[str]:
+    """The words of ``text`` (lower case) that end a noun phrase (:func:`_is_head`): ``Kestrel Lighthouse Society`` ->
+    ``society``, ``University of Verrin`` -> ``university``, ``verrin``."""
+    words = TOKEN.findall(text.lower())
+    return [w for w, nxt in zip(words, words[1:] + [""]) if w not in STOP and _is_head(nxt)]
 
 
 #: ``the kingdom of <name>``, ``the river town of <name>``, ``the dramatist <name>``: a noun naming what the next name is.
