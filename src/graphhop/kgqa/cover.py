@@ -280,8 +280,10 @@ def covering(kgqa: Any, reading: Any, text: str | None = None, paths: Sequence[A
     def exact(p: RelPath) -> bool:  # every asked relation (two or more) and no other
         return len(asked) >= 2 and words.covered(asked, p.steps) == len(asked) and not words.unnamed(named, p.steps)
 
+    dated = _asks_date(reading.text if text is None else text) and gives_dates(kgqa, best)
     counted = [(words.covered(asked, p.steps), words.covered(typed, p.steps), exact(p), -i, p) for i, p in enumerate(cands)
-               if (prob[id(p)] >= floor and words.unnamed(named, p.steps) <= extra) or exact(p)]
+               if ((prob[id(p)] >= floor and words.unnamed(named, p.steps) <= extra) or exact(p))
+               and (not dated or p is best or gives_dates(kgqa, p))]
     exact_paths = [c[4] for c in counted if c[2]]
     detour = _without_detour(words, asked, named, best, exact_paths)
     if detour is None:  # a best path back home to a topic of another kind than asked: any unnamed step is a detour
@@ -296,6 +298,26 @@ def covering(kgqa: Any, reading: Any, text: str | None = None, paths: Sequence[A
     paths_out = [chosen, cands[0]] + [p for p, _ in rest]
     probs = np.asarray([prob[id(cands[0])], prob[id(chosen)]] + [q for _, q in rest])
     return type(reading)(reading.mention, reading.text, paths_out, probs), trace
+
+
+def _asks_date(text: str) -> bool:
+    """Whether a (masked) question asks for a date: ``when ...``, or the asked noun is ``year`` / ``date``."""
+    return text.strip().lower().startswith("when ") or asked_noun(text) in ("year", "date")
+
+
+def gives_dates(kgqa: Any, path: RelPath) -> bool:
+    """Whether ``path`` ends at dates: its last relation names one (``foundingYear``, ``inception``:
+    :data:`graphhop.read.ops._DATE_REL`) or every end is a whole number from 1000 to 2100. A question that asks
+    for a date keeps a scorer's path that gives dates against named-relation coverage ("what **year** did the firm
+    that **employs** X's creator get started": ``foundingYear``, not ``employeeCount``). Session 11 (kgw12)."""
+    from graphhop.read.ops import _DATE_REL, parse_number
+
+    if not path.steps:
+        return False
+    if _DATE_REL.search(kgqa.store.relations[path.steps[-1][0]]):
+        return True
+    values = [parse_number(kgqa.store.entities[e]) for e in path.ends[:20].tolist()]
+    return bool(values) and all(v is not None and v == int(v) and 1000 <= v <= 2100 for v in values)
 
 
 def _home_not_asked(kgqa: Any, reading: Any, text: str, cand: RelPath | None, margin: float = 0.08) -> bool:

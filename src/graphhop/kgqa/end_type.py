@@ -132,12 +132,20 @@ def type_phrase(text: str, strip: bool = True) -> TypePhrase | None:
             nxt = toks[j + 1] if j + 1 < min(len(toks), i + 6) else ""
             after = toks[j + 2] if j + 2 < min(len(toks), i + 6) else ""
             ends = _AUX | {"x"} | (_PREP if w in ("name", "list") else frozenset())
-            if not toks[j].endswith(_ADJ_ENDINGS) and _is_word(nxt) and nxt not in _AUX and after in ends:
+            if not toks[j].endswith(_ADJ_ENDINGS) and _is_word(nxt) and nxt not in _AUX and after in ends and not (
+                    after == "x" and _verb_before_mask(toks[j], nxt, w)):
                 return TypePhrase(toks, i, j, j + 1, j + 2)  # a compound names its head last
             if toks[j].endswith(_ADJ_ENDINGS) and _is_word(nxt):
                 return TypePhrase(toks, i, j, j + 1, j + 2)
             return TypePhrase(toks, i, j, j, j + 1)
     return None
+
+
+def _verb_before_mask(first: str, second: str, cue: str) -> bool:
+    """Whether ``first second X`` after a cue is a subject and its verb, not a compound noun: a plural first
+    word ("which **orchards grow** X", "which airports serve X": a compound's modifier is singular), or after
+    ``which``/``what`` a second word in ``-s`` ("which **winery produces** X"). Session 11 (kgw12)."""
+    return singular(first) != first or (cue in ("which", "what") and second.endswith("s") and not second.endswith("ss"))
 
 
 def asked_noun(text: str, phrase: bool = False) -> str | None:

@@ -45,7 +45,7 @@ from graphhop.kgqa.cover import (covering, cut_back, cut_to_verb, general, lure_
                                  walked_back, who_cut)
 from graphhop.kgqa.compare import (COMPARATIVES, compare_sides, names_entity, read_options, resolve, same_value, split_choice,
                                    split_comparative, split_same)
-from graphhop.kgqa.end_type import asked_noun, described_noun, retype, type_phrase
+from graphhop.kgqa.end_type import asked_noun, described_noun, retype, singular, type_phrase
 from graphhop.kgqa.owner import typing_base
 from graphhop.kgqa.link import Mention, masked, tokens
 from graphhop.kgqa.result import finish, no_answer
@@ -55,13 +55,16 @@ __all__ = ["OPERATIONS", "run_query", "run_count", "run_boolean", "run_compariso
 
 
 def run_query(kgqa: Any, question: str, mentions: Sequence[Mention], entities_only: bool = False,
-              keep: bool = False) -> dict[str, Any]:
+              keep: bool = False, things: bool = True) -> dict[str, Any]:
     """The best path over every topic mention (or a conjunction of two); see the module docstring.
-    With ``entities_only``, paths that end at literals (years, numbers) are left out; with ``keep``,
+    With ``entities_only``, paths that end at literals (years, numbers) are left out; so they are, where
+    others remain, when ``things`` and the asked noun names a thing (:func:`asks_thing`); with ``keep``,
     the result holds the reading and path used under ``"_used"`` (for :func:`run_count`)."""
     readings = [kgqa.read(question, m) for m in mentions]
     if entities_only:
         readings = [_without_literals(kgqa, r) for r in readings]
+    elif things and asks_thing(masked(question, list(mentions))):
+        readings = [_without_literals(kgqa, r, keep_all=True) for r in readings]
     readings = [r for r in readings if r.best is not None]
     if not readings:
         return no_answer("no entity of the KB found in the question" if not mentions else "no path from the question's entities")
@@ -159,7 +162,7 @@ def run_count(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict[str
     """How many entities the best path reaches (``how many`` read as ``which``)."""
     text = _HOW_MANY.sub("which", question)
     found = kgqa.linker.link(text) if text != question else mentions
-    res = run_query(kgqa, text, found, keep=True)
+    res = run_query(kgqa, text, found, keep=True, things=False)
     used = res.pop("_used", None)
     if not res["supported"]:
         return {**res, "answer": "", "answers": []}
@@ -219,10 +222,43 @@ def _counts_noun(kgqa: Any, text: str, mentions: Sequence[Mention], relation_pat
     return float(vecs[0] @ vecs[1]) >= STORED_COUNT_MIN_COS
 
 
-def _without_literals(kgqa: Any, reading: Any) -> Any:
-    """The reading without its paths that end at literals, probabilities renormalized."""
-    keep = [(p, q) for p, q in zip(reading.paths, reading.probs.tolist()) if not kgqa.is_numeric(p)]
-    if len(keep) == len(reading.paths):
+#: Nouns that name a value, not a thing of the KB (:func:`asks_thing`): "which **year**", "what **population**".
+VALUE_NOUNS = frozenset("""year date day month time century decade era age number amount count total population
+    height length width depth elevation altitude area size capacity price cost value rank ranking score weight
+    distance speed percentage rate budget revenue salary duration temperature volume figure level rating
+    attendance fee code""".split())
+
+
+def asks_thing(text: str) -> bool:
+    """Whether a (masked) question asks for a thing by a type noun ("which **region** is X in", "in which
+    **province** was ... born"): no word of its phrase, nor the word after it ("what was the release **year**",
+    "the jersey **number**"), in :data:`VALUE_NOUNS` (years, heights, populations). A bare number
+    the scorer reaches (``area_hectares``, ``date of birth``) then does not answer it. Session 11 (kgw12)."""
+    got = type_phrase(text)
+    if got is None or got.noun is None or got.tokens[got.cue] not in ("which", "what"):
+        return False
+    near = got.tokens[got.start : got.end + 1]  # the phrase and the word after it: "the release **date** of"
+    return not {singular(w) for w in near} & VALUE_NOUNS
+
+
+_LETTER = re.compile(r"[^\W\d]")
+
+
+def _bare_values(kgqa: Any, path: Any, sample: int = 20) -> bool:
+    """Whether ``path`` ends at bare values: numbers (:meth:`~graphhop.kgqa.pipeline.KGQA.is_numeric`) written
+    without letters, none of which is the subject of a fact (``14`` hectares, a birth year; not a track named
+    ``2001``, a thing of the KB with facts of its own, nor the ``1996_Summer_Olympics``)."""
+    ends = path.ends[:sample]
+    return (kgqa.is_numeric(path) and not np.isin(ends, kgqa.store.heads).any()
+            and not any(_LETTER.search(kgqa.store.entities[e]) for e in ends.tolist()))
+
+
+def _without_literals(kgqa: Any, reading: Any, keep_all: bool = False) -> Any:
+    """The reading without its paths that end at literals, probabilities renormalized (with ``keep_all``, only
+    paths that end at bare values (:func:`_bare_values`), and unchanged when every path does)."""
+    literal = (lambda p: _bare_values(kgqa, p)) if keep_all else kgqa.is_numeric
+    keep = [(p, q) for p, q in zip(reading.paths, reading.probs.tolist()) if not literal(p)]
+    if len(keep) == len(reading.paths) or (keep_all and not keep):
         return reading
     probs = np.asarray([q for _, q in keep])
     return type(reading)(reading.mention, reading.text, [p for p, _ in keep], probs / max(probs.sum(), 1e-12))
