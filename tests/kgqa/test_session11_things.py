@@ -80,3 +80,15 @@ def test_a_date_question_keeps_a_path_that_gives_dates(kgqa_of: Any) -> None:
     assert not gives_dates(kgqa, by["employeeCount"])
     assert _asks_date("what year did the firm that employs X s creator get started") and _asks_date("when was X founded")
     assert not _asks_date("how many people work for X")
+
+
+def test_coverage_does_not_move_to_a_round_trip(kgqa_of: Any) -> None:
+    from graphhop.kgqa.cover import _round_trip, walk
+
+    kgqa = kgqa_of(FACTS)
+    ids = {name: i for i, name in enumerate(kgqa.store.relations)}
+    red = [kgqa.store.entities.index("Hollin Red")]
+    grows, there = (ids["growsVariety"], False), (ids["location"], True)
+    trip = walk(kgqa.store, red, [grows, (ids["growsVariety"], True)], 1.0)
+    straight = walk(kgqa.store, red, [grows, there], 1.0)
+    assert _round_trip(straight, trip) and not _round_trip(straight, straight) and not _round_trip(trip, trip)

@@ -283,7 +283,7 @@ def covering(kgqa: Any, reading: Any, text: str | None = None, paths: Sequence[A
     dated = _asks_date(reading.text if text is None else text) and gives_dates(kgqa, best)
     counted = [(words.covered(asked, p.steps), words.covered(typed, p.steps), exact(p), -i, p) for i, p in enumerate(cands)
                if ((prob[id(p)] >= floor and words.unnamed(named, p.steps) <= extra) or exact(p))
-               and (not dated or p is best or gives_dates(kgqa, p))]
+               and (not dated or p is best or gives_dates(kgqa, p)) and (p is best or not _round_trip(best, p))]
     exact_paths = [c[4] for c in counted if c[2]]
     detour = _without_detour(words, asked, named, best, exact_paths)
     if detour is None:  # a best path back home to a topic of another kind than asked: any unnamed step is a detour
@@ -298,6 +298,15 @@ def covering(kgqa: Any, reading: Any, text: str | None = None, paths: Sequence[A
     paths_out = [chosen, cands[0]] + [p for p, _ in rest]
     probs = np.asarray([prob[id(cands[0])], prob[id(chosen)]] + [q for _, q in rest])
     return type(reading)(reading.mention, reading.text, paths_out, probs), trace
+
+
+def _round_trip(best: RelPath, cand: RelPath) -> bool:
+    """Whether ``cand`` walks a relation straight back (to the topic's peers) where ``best`` does not: named-relation
+    coverage does not move to a round trip that only names an asked word twice ("what year was its parent
+    **variety** introduced" over ``seedling of → ^growsVariety → growsVariety → year of introduction``)."""
+    from graphhop.kgqa.pipeline import walks_back
+
+    return walks_back(cand.steps) and not walks_back(best.steps)
 
 
 def _asks_date(text: str) -> bool:
