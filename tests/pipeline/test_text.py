@@ -55,8 +55,10 @@ DEMO_PASSAGES = HERE.parents[1] / "src" / "graphhop" / "demo" / "data" / "passag
 #: printing 6 -> 8, ferries 5 -> 6 (blind: floors one question less); the nine engineer-written sets unchanged.
 #: Session 11 (lead): mines (local-history style) and circuses (magazine profiles, facts given indirectly) written
 #: *blind* by two new authors, measured on main at bb4b43d before anything was chosen on them: 3/25, 3/25; floors one
-#: question less.
-FLOORS = {"mines": 0.08, "circuses": 0.08, "clockmakers": 0.12, "ferries": 0.2, "lighthouses": 0.44, "glassworks": 0.48, "volcanoes": 0.31, "printing": 0.31,
+#: question less. Session 11 (txw13): a claim denied in the clause that names it, a count written before the counted
+#: noun in the entity's own passage, an option written as ``the clown <name>``: mines 3 -> 5, circuses 3 -> 5 (blind:
+#: floors one question less); the other seventeen sets unchanged.
+FLOORS = {"mines": 0.16, "circuses": 0.16, "clockmakers": 0.12, "ferries": 0.2, "lighthouses": 0.44, "glassworks": 0.48, "volcanoes": 0.31, "printing": 0.31,
           "expeditions": 0.54, "universities": 0.54, "films": 1.0, "europe": 1.0, "bridges": 0.95, "ships": 0.86, "railways": 0.9, "clubs": 0.88,
           "paintings": 0.84, "observatories": 0.79, "theatres": 0.71}
 

@@ -192,3 +192,58 @@ def test_a_comparison_of_amounts_takes_no_year_date_nor_length_of_time():
                Reading("410", 0.1, ("p12",), 1.0, "Its population is about 410.", holder="Carrowen")]}, texts)
     res = qa._comparison("Which village has more residents today, New Pellendorf or Carrowen?")
     assert res.answer == "New Pellendorf" and [p["value"] for p in res.trace["picks"]] == [900.0, 410.0]
+
+
+def test_an_option_written_with_a_noun_before_its_name_is_that_name():
+    from graphhop.read.text_forms import titled_name
+
+    assert titled_name("the clown Fenn Larkow") == "Fenn Larkow"
+    assert titled_name("the trapeze artist Sunniva Drach") == "Sunniva Drach"
+    for described in ("the director of The Salt Road", "the man who led the Kesh Tor expedition", "the Ashfield Arena",
+                      "the city Matthias Orrel was born in", "the Lantern Circus's star", "Fenn Larkow"):
+        assert titled_name(described) == "", described
+    texts = {"p12": "Sunniva Drach was born in Vinhaven in 1955.", "p13": "Fenn Larkow was born in Brask in 1958."}
+    qa = _qa({"When was Sunniva Drach born?": [Reading("1955", 0.3, ("p12",), 1.0, texts["p12"], holder="Sunniva Drach")],
+              "When was Fenn Larkow born?": [Reading("1958", 0.3, ("p13",), 1.0, texts["p13"], holder="Fenn Larkow")]},
+             texts)
+    res = qa._comparison("Who is younger, the trapeze artist Sunniva Drach or the clown Fenn Larkow?")
+    assert res.answer == "Fenn Larkow" and set(res.support) == {"p12", "p13"}
+    assert [p["value"] for p in res.trace["picks"]] == [1955.0, 1958.0]
+
+
+def test_a_claim_read_in_a_clause_that_denies_it_is_no():
+    from graphhop.read.text_yesno import answer_yes_no
+
+    denied = "Despite its name, the company never had offices in Orvane: it was run from a house in Dunmore."
+    said = "From the beginning the company had its offices in Orvane."
+    asked = "Did the Orvane Glass Company have its offices in what?"
+    for sentence, verdict in ((denied, "no"), (said, "yes")):
+        qa = _qa({asked: [Reading("Orvane", 0.4, ("p07",), 1.0, sentence)]}, {"p07": sentence})
+        qa._titled = lambda name: []
+        res = answer_yes_no(qa, "Did the Orvane Glass Company have its offices in Orvane?")
+        assert (res.answer, res.support) == (verdict, ("p07",)), sentence
+
+
+class _Graph:
+    """The walk graph's entities of a question and its titles (folded title -> passage ids)."""
+
+    def __init__(self, entities: list[str], titles: dict[str, list[str]]) -> None:
+        self._entities, self.titles = entities, titles
+
+    def entities(self, question: str) -> list[str]:
+        return self._entities
+
+
+def test_a_count_the_walk_misses_is_read_before_the_counted_noun_in_the_entity_s_own_passage():
+    from graphhop.read.text_counts import answer_count
+
+    texts = {"p03": "Wendrell Mine lay near Dunhollow. In 1903 the man-engine broke, and 23 men were killed. At its "
+                    "peak in the 1880s the mine employed 820 people.",
+             "p04": "Carrack Vein Mine employed 430 men in 1890 and 212 men in 1910."}
+    qa = _qa({}, texts)
+    qa._titled = lambda name: []
+    qa.reader.graph = _Graph(["Wendrell"], {"wendrell mine": ["p03"], "carrack vein mine": ["p04"]})
+    res = answer_count(qa, "How many men died when the shaft lift at Wendrell gave way?")
+    assert (res.answer, res.support) == ("23", ("p03",))
+    qa.reader.graph = _Graph(["Carrack Vein"], {"carrack vein mine": ["p04"]})  # two values: none read so
+    assert not answer_count(qa, "How many men worked at Carrack Vein?").supported

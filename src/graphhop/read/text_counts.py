@@ -15,6 +15,9 @@ a number the text writes (``The party numbered eleven Brennish climbers``; never
 almost thirty years``)
     the number written just before the counted noun (:func:`counted_number`), else the best reading that is a
     number (not a year).
+no number read so (``How many tents did Cirque Valdane take on the road?``)
+    the one number written just before the counted noun in the own passage of an entity the question names
+    (``with three tents``; :func:`own_count`).
 otherwise
     the question read as ``Which ...?`` (``In how many towns`` as ``In which towns``) and its distinct answers
     counted: the items of a list (``TextQA._query`` with ``listing``).
@@ -25,11 +28,11 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-from graphhop.read.numbers import is_number, parse_value
-from graphhop.read.text_forms import asks_duration, asks_times, duration, frequency, is_duration
-from graphhop.read.text_qa import Reading, TextAnswer, split_list
+from graphhop.read.numbers import NUMBER, is_number, parse_value
+from graphhop.read.text_forms import asks_duration, asks_times, duration, frequency, is_duration, is_time_span
+from graphhop.read.text_qa import Reading, TextAnswer, _mentions, split_list
 
-__all__ = ["answer_count", "counted_number", "filtered_count", "how_often"]
+__all__ = ["answer_count", "counted_number", "filtered_count", "how_often", "own_count"]
 
 _COUNT = re.compile(r"^(?:(?:in|at|on|from|for|to|by|with|of) )?how many\b", re.I)
 _OF_THE = re.compile(r"^how many of (?:the |these |those )?(?P<np>.+?)\s+(?P<aux>are|were|is|was|have|has|had|did|do|does)"
@@ -62,6 +65,9 @@ def answer_count(qa: Any, question: str) -> TextAnswer:
     is_year = 1000 <= (value or 0) <= 2100 and "," not in (best.text if best else "")
     if best is not None and value is not None and len(split_list(best.text)) == 1 and not is_year:
         return qa._result("count", paths, best, question, {"number": best.text}, text=str(int(value)))
+    own = own_count(qa, question)
+    if own is not None:
+        return own
     listing = _COUNT.sub("Which", question.strip(), count=1)
     res = qa._query(listing, "count", listing=True, query=question)
     if not res.supported:
@@ -69,6 +75,33 @@ def answer_count(qa: Any, question: str) -> TextAnswer:
     n = str(len(res.answers))
     return TextAnswer("count", n, res.score, [n], True, res.support, res.graph,
                       {"listing_question": listing, "counted": res.answers})
+
+
+def own_count(qa: Any, question: str) -> TextAnswer | None:
+    """``How many tents did Cirque Valdane take on the road?`` when the walk read no count: the number written just
+    before the counted noun (``with three tents``; not a year nor a duration) in the own passage of an entity the
+    question names (titled with it, else with a name that holds it: ``Wendrell Mine`` for ``Wendrell``); None
+    unless those passages write exactly one such value."""
+    from graphhop.read.sentence_graph import STOP, TOKEN, word_key
+
+    graph, asked = getattr(qa.reader, "graph", None), re.search(r"\bhow many ([a-z]+)\b", question, re.I)
+    if graph is None or asked is None or asked[1].lower() in STOP:
+        return None
+    found: dict[float, tuple[str, str, str]] = {}  # value -> (number, sentence, passage)
+    for name in graph.entities(question):  # a passage titled with it, or with a name holding it (``Wendrell Mine``)
+        for doc in qa._titled(name)[:1] or [ids[0] for k, ids in graph.titles.items() if _mentions(k, name)]:
+            for sentence in re.split(r"(?<=[.!?])\s+", qa.retriever.text(doc)):
+                for m in NUMBER.finditer(sentence):
+                    after = TOKEN.findall(sentence[m.end():].lower())[:2]
+                    value = parse_value(m[0])
+                    if value is None or is_time_span(m[0], sentence) or word_key(asked[1]) not in map(word_key, after):
+                        continue
+                    found.setdefault(value, (m[0], sentence, doc))
+    if len(found) != 1:
+        return None
+    (value, (text, sentence, doc)), = found.items()
+    best = Reading(text, qa.min_margin + 1e-3, (doc,), 0.0, sentence)
+    return qa._result("count", [], best, question, {"own_passage": sentence}, text=str(int(value)))
 
 
 def how_often(qa: Any, question: str, unit: str | None) -> TextAnswer | None:

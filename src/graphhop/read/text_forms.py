@@ -6,7 +6,8 @@ negative quantifiers (:data:`NEGATIVE`)
     ``nobody was killed``, ``none of its keepers``, ``no one survived``: a sentence that says nobody / nothing did
     what it tells denies it as ``never`` or ``not`` do (:data:`DENIES`); a question that asks with one (``Did nobody
     ...?``) is answered the other way round (:func:`negated_question`); a list item named in a clause that denies it is
-    no item (:func:`denied_item`).
+    no item (:func:`denied_item`), and a yes/no claim found in a clause that denies it (``never had offices in
+    X``) is ``no``.
 ``Was A the ...?`` (:func:`identity_question`)
     the claim is A itself, not the question's last name: the question is read as ``Who/What was the ...?`` and
     answered ``yes`` iff the answer found is A.
@@ -16,7 +17,9 @@ negative quantifiers (:data:`NEGATIVE`)
     1950 to 1958``) counts no entity (:func:`is_duration`, :func:`is_time_span`), in a count nor in a comparison of
     amounts (``Which village has more residents ...?``, :func:`asks_amount`).
 names (:func:`is_entity_name`)
-    a ``same ...`` question compares two entities: a side's value must be a name, not a number nor a common noun.
+    a ``same ...`` question compares two entities: a side's value must be a name, not a number nor a common noun;
+    a comparison's option written as a common noun before a name (``the clown Fenn Larkow``) is that name
+    (:func:`titled_name`).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import re
 
 from graphhop.read.numbers import NUMBER, is_number, parse_value
 
-__all__ = ["NEGATIVE", "DENIES", "denied_item", "negated_question", "identity_question", "asks_times", "asks_duration", "frequency",
+__all__ = ["titled_name", "NEGATIVE", "DENIES", "denied_item", "negated_question", "identity_question", "asks_times", "asks_duration", "frequency",
            "duration", "is_duration", "asks_amount", "is_time_span", "is_entity_name", "inside_names"]
 
 #: Negative quantifiers (general English): the sentence says that nobody / nothing did what it tells (``no lifeboat
@@ -191,3 +194,17 @@ def inside_names(text: str) -> str:
     for a, z, _ in reversed(name_spans(text)):
         out = out[:a] + " " * (z - a) + out[z:]
     return out
+
+
+def titled_name(option: str) -> str:
+    """The name of an option written with a common noun before it (``the clown Fenn Larkow``, ``the trapeze artist
+    Sunniva Drach``): the name, when it ends the option and the words before it are content words (not ``the director
+    of X``, ``the man who led X``); else ``""``."""
+    from graphhop.kb.names import fold_name, name_mentions
+    from graphhop.read.sentence_graph import STOP
+
+    m = re.match(r"^(?:the|an?)\s+((?:[a-z][a-z-]*\s+){1,3})([A-Z].*)$", option.strip(" ?."))
+    if m is None or any(w in STOP for w in m[1].split()):
+        return ""
+    names = name_mentions(m[2])
+    return names[0] if len(names) == 1 and fold_name(names[0]) == fold_name(m[2]) else ""

@@ -43,6 +43,7 @@ from graphhop.models.span_head import FrozenSpanReaderModel
 from graphhop.kb.names import fold_name, name_mentions, name_spans
 from graphhop.read.numbers import is_number, parse_value
 from graphhop.read.ops import _AGE
+from graphhop.read.text_forms import titled_name
 
 __all__ = ["asks_list", "Reading", "PathReader", "TextAnswer", "TextQA", "split_list", "parse_value"]
 
@@ -434,6 +435,8 @@ class TextQA:
 
         if _is_name(option) or not name_mentions(option):
             return []
+        if titled_name(option):  # ``the clown Fenn Larkow``: the name itself
+            return [(titled_name(option), ())]
 
         def named(question: str) -> list[Reading]:
             return [r for r in self._read(question)[1] if r.margin > self.min_margin and not is_number(r.text)
@@ -462,6 +465,8 @@ class TextQA:
         its entity: ``the director of X``) the entity holding the value."""
         if _is_name(option):  # ``the Ninefold``: the name without its article (``The Lantern Weaver`` keeps its own)
             return re.sub(r"^the\s+", "", option.strip(" ?."))
+        if titled_name(option):  # ``the clown Fenn Larkow``: Fenn Larkow
+            return titled_name(option)
         if reading.holder:
             return option.strip(" ?.") if _same(option, reading.holder) else reading.holder
         titles = [t for t in (self.retriever.title(d) for d in reading.path) if t]

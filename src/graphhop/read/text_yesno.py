@@ -30,7 +30,7 @@ from typing import Any, Sequence
 
 from graphhop.kb.names import fold_name, name_mentions
 from graphhop.read.numbers import is_number
-from graphhop.read.text_forms import DENIES, identity_question, negated_question
+from graphhop.read.text_forms import DENIES, denied_item, identity_question, negated_question
 from graphhop.read.text_qa import TextAnswer, _is_name, _mentions, _same
 
 __all__ = ["answer_yes_no", "NEGATION", "split_than", "split_same_as"]
@@ -173,6 +173,9 @@ def _claim(qa: Any, question: str) -> TextAnswer:
     trace["claim_in"] = "answer" if _same(best.text, claim) else ("what describes the answer" if holds else "")
     denied = _denied(qa, [n for n in names if not _same(n, claim)], claim) if holds else None
     flip = negated_question(question)  # ``Did nobody ...?``: the verdict the other way round
+    if denied is None and _same(best.text, claim) and denied_item(best.sentence, best.text):
+        trace["denied_clause"] = best.sentence  # ``... never had offices in Brennick``: the clause naming it denies it
+        return qa._result("boolean", paths, best, question, trace, text="yes" if flip else "no", support=list(best.path))
     if denied is not None:
         trace["denied_in"] = denied
         return qa._result("boolean", paths, best, question, trace, text="yes" if flip else "no", support=[denied])
