@@ -106,3 +106,17 @@ def test_trainers_share_options_with_their_own_defaults(monkeypatch):
     assert (seen["cfg"]["lr"], seen["cfg"]["hard_negatives"], seen["cfg"]["max_length"]) == (3e-5, 3, 96)
     assert (seen["cfg"]["random_negatives"], seen["cfg"]["eval_k"], seen["load"]) == (1, 9, ("pq-2h,wc-c", 5, 3, 0))
     assert runner.invoke(app, ["train", "reranker", "--datasets", "pq-2h"]).exit_code == 2   # --out is required
+
+
+def test_datasets_shows_which_splits_are_present_and_hints_without_a_root(tmp_path):
+    """``datasets --json`` marks a dev file placed under the root and a missing test file; with no root at all it
+    says how to give one (one line on stderr) instead of an unexplained empty column."""
+    (tmp_path / "wc2014").mkdir()
+    (tmp_path / "wc2014" / "WC-C.dev.txt").write_text("")
+    r = run("datasets", "--data", str(tmp_path), "--json")
+    assert r.returncode == 0, r.stderr
+    row = next(x for x in json.loads(r.stdout)["rows"] if x["dataset"] == "wc-c")
+    assert row["dev present"] is True and row["test present"] is False
+    env = {k: v for k, v in os.environ.items() if k != "GRAPHHOP_DATA"}
+    r = subprocess.run([*GRAPHHOP, "datasets"], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0 and "no data root" in r.stderr

@@ -58,7 +58,8 @@ def eval_cmd(
     print_table(title, table.rows, as_json)
 
 
-def datasets_cmd(data: Optional[Path] = typer.Option(None, "--data", help="Benchmark data root (default: $GRAPHHOP_DATA).")) -> None:
+def datasets_cmd(data: Optional[Path] = typer.Option(None, "--data", help="Benchmark data root (default: $GRAPHHOP_DATA)."),
+                 as_json: bool = typer.Option(False, "--json", help="Machine-readable output.")) -> None:
     """List the KGQA datasets `graphhop eval` knows and whether their files are present."""
     import os
 
@@ -70,4 +71,8 @@ def datasets_cmd(data: Optional[Path] = typer.Option(None, "--data", help="Bench
         present = {s: None if root is None else (root / spec.questions.format(split=s)).exists() for s in ("dev", "test")}
         rows.append({"dataset": name, "family": spec.family, "hops": spec.hops, "kb": spec.kb,
                      "dev present": present["dev"], "test present": present["test"]})
-    print_table("datasets", rows)
+    print_table("datasets", rows, as_json)
+    if root is None:
+        from graphhop.cli.common import err
+
+        err.print("no data root: pass --data DIR or set GRAPHHOP_DATA to see which files are present")
