@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from graphhop.kgqa.end_type import singular
 from graphhop.kgqa.link import Mention, tokens
-from graphhop.read.ops import _DATE_REL, comparison_direction, parse_number
+from graphhop.read.ops import comparison_direction, gives_dates, parse_number
 
 __all__ = ["COMPARATIVES", "split_choice", "split_comparative", "split_same", "read_options", "names_entity", "resolve", "compare_sides",
            "same_value"]
@@ -244,8 +244,8 @@ _TIME_WORDS = frozenset("older oldest elder eldest younger youngest earlier earl
 def _dated(kgqa: Any, question: str, shared: list[Any], numeric: list[dict[Any, Any]]) -> list[Any]:
     """The shared numeric paths that give dates when the comparative compares dates (:data:`_TIME_WORDS`) and
     some do; else ``shared``. A path gives dates when its last relation names one (``year founded``, ``birth
-    date``: :data:`graphhop.read.ops._DATE_REL`) or every value on both sides is a whole number from 1000 to 2100
-    (``point in time``, ``launched``). Session 11 (kgc12: hs24, where the scorer put ``number of beds`` and
+    date``) or every value on both sides is a whole number from 1000 to 2100 (``point in time``, ``launched``):
+    :func:`graphhop.read.ops.gives_dates`. Session 11 (kgc12: hs24, where the scorer put ``number of beds`` and
     ``year founded`` level)."""
     if not _TIME_WORDS & set(tokens(question)):
         return shared
@@ -253,7 +253,7 @@ def _dated(kgqa: Any, question: str, shared: list[Any], numeric: list[dict[Any, 
 
     def dates(steps: Any) -> bool:
         values = [v for table in numeric for v, _ in _numeric(kgqa, table[steps][0])]
-        return bool(_DATE_REL.search(names[steps[-1][0]])) or all(v == int(v) and 1000 <= v <= 2100 for v in values)
+        return not values or gives_dates(names[steps[-1][0]], values)
     return [s for s in shared if dates(s)] or shared
 
 

@@ -21,8 +21,8 @@ import numpy as np
 from graphhop.kgqa.end_type import asked_noun, type_phrase
 from graphhop.kgqa.paths import RelPath
 
-__all__ = ["named_relations", "rivals", "cut_back", "cut_to_verb", "who_cut", "lure_cut", "subject_of_named_verb", "walked_back", "covering", "general",
-           "relation_pairs", "walk"]
+__all__ = ["named_relations", "rivals", "cut_back", "cut_to_verb", "who_cut", "lure_cut", "subject_of_named_verb", "walked_back",
+           "covering", "gives_dates", "general", "relation_pairs", "walk"]
 
 
 def named_relations(words: Any, text: str) -> tuple[list[str], list[str]]:
@@ -316,17 +316,15 @@ def _asks_date(text: str) -> bool:
 
 def gives_dates(kgqa: Any, path: RelPath) -> bool:
     """Whether ``path`` ends at dates: its last relation names one (``foundingYear``, ``inception``:
-    :data:`graphhop.read.ops._DATE_REL`) or every end is a whole number from 1000 to 2100. A question that asks
+    :func:`graphhop.read.ops.gives_dates`) or every end is a whole number from 1000 to 2100. A question that asks
     for a date keeps a scorer's path that gives dates against named-relation coverage ("what **year** did the firm
     that **employs** X's creator get started": ``foundingYear``, not ``employeeCount``). Session 11 (kgw12)."""
-    from graphhop.read.ops import _DATE_REL, parse_number
+    from graphhop.read.ops import gives_dates as dated, parse_number
 
     if not path.steps:
         return False
-    if _DATE_REL.search(kgqa.store.relations[path.steps[-1][0]]):
-        return True
     values = [parse_number(kgqa.store.entities[e]) for e in path.ends[:20].tolist()]
-    return bool(values) and all(v is not None and v == int(v) and 1000 <= v <= 2100 for v in values)
+    return dated(kgqa.store.relations[path.steps[-1][0]], values)
 
 
 def _home_not_asked(kgqa: Any, reading: Any, text: str, cand: RelPath | None, margin: float = 0.08) -> bool:

@@ -44,6 +44,7 @@ from graphhop.kb.verbalize import clean_relation
 from graphhop.read.facts import Candidate, FactReader, Reading, Triple, bracket_entities, find_entities, fold
 
 __all__ = [
+    "gives_dates",
     "QTYPES",
     "CUES",
     "detect_qtype",
@@ -71,6 +72,14 @@ _MAX = {"later", "latest", "last", "after", "bigger", "biggest", "larger", "larg
         "heavier", "heaviest", "wider", "widest", "deeper", "deepest"}
 _AGE = {"older", "oldest", "elder", "eldest", "younger", "youngest"}
 _DATE_REL = re.compile(r"year|date|born|birth|founded|established|inception|start|release", re.I)
+
+
+def gives_dates(relation: str, values: list[float | None]) -> bool:
+    """Whether a relation's values are dates: its name says so (``year founded``, ``birth date``, ``inception``), or
+    there are values and every one is a whole number from 1000 to 2100 (``point in time``, ``launched``)."""
+    if _DATE_REL.search(relation):
+        return True
+    return bool(values) and all(v is not None and v == int(v) and 1000 <= v <= 2100 for v in values)
 
 #: The word cues of :func:`detect_qtype`, for the docs.
 CUES = {

@@ -43,7 +43,8 @@ from graphhop.models.span_head import FrozenSpanReaderModel
 from graphhop.kb.names import fold_name, name_mentions, name_spans
 from graphhop.read.numbers import is_number, parse_value
 from graphhop.read.ops import _AGE
-from graphhop.read.text_forms import titled_name
+from graphhop.read.text_forms import (asks_amount, denied_item, is_entity_name, is_time_span, negated_question,
+                                       titled_name)
 
 __all__ = ["asks_list", "Reading", "PathReader", "TextAnswer", "TextQA", "split_list", "parse_value"]
 
@@ -276,8 +277,6 @@ class TextQA:
                names: bool = False) -> TextAnswer:
         """The best answer (and a list's items: ``listing``, or a question that asks a list); ``query`` as
         :meth:`_read` takes it; ``names``: only answers that are names (an entity, not a number nor a common noun)."""
-        from graphhop.read.text_forms import denied_item, is_entity_name, negated_question
-
         paths, readings = self._read(question, query)
         listing = listing or asks_list(question) or asks_people(question)
         if names:
@@ -399,8 +398,6 @@ class TextQA:
         birth (``When was X born?``; ``founded`` for a non-person, :func:`_age_question`) when the text gives one,
         else the option is read with the question's own words (``sub_question``). The value is the best span that
         parses as a number on a path that names the option (its holder the option, when it is a name)."""
-        from graphhop.read.text_forms import asks_amount, is_time_span
-
         resolved, amount = self._resolve(question, option), asks_amount(question)
         age = bool(_age_question(question, option))  # an age may be read off a later candidate (``Aurenne``: a place)
         all_paths: list[Any] = []
@@ -435,8 +432,8 @@ class TextQA:
 
         if _is_name(option) or not name_mentions(option):
             return []
-        if titled_name(option):  # ``the clown Fenn Larkow``: the name itself
-            return [(titled_name(option), ())]
+        if titled := titled_name(option):  # ``the clown Fenn Larkow``: the name itself
+            return [(titled, ())]
 
         def named(question: str) -> list[Reading]:
             return [r for r in self._read(question)[1] if r.margin > self.min_margin and not is_number(r.text)
@@ -465,8 +462,8 @@ class TextQA:
         its entity: ``the director of X``) the entity holding the value."""
         if _is_name(option):  # ``the Ninefold``: the name without its article (``The Lantern Weaver`` keeps its own)
             return re.sub(r"^the\s+", "", option.strip(" ?."))
-        if titled_name(option):  # ``the clown Fenn Larkow``: Fenn Larkow
-            return titled_name(option)
+        if titled := titled_name(option):  # ``the clown Fenn Larkow``: Fenn Larkow
+            return titled
         if reading.holder:
             return option.strip(" ?.") if _same(option, reading.holder) else reading.holder
         titles = [t for t in (self.retriever.title(d) for d in reading.path) if t]
