@@ -116,4 +116,4 @@ def test_a_fourth_hop_the_scorer_does_not_read_is_refused(planes, monkeypatch) -
     res = kgqa.ask(question)
     assert res["answer"] == "Ulmsted" and res["trace"]["relation_path"] == ["operates", "manufacturer", "headquarters_city"]
     refused = res["trace"]["answer_type"]["refused"]
-    assert refused["relation_path"][-1] == "located_in_country" and -ops.STOP_GAP > refused["gap"] > -ops.STOP_GAP - 100
+    assert refused["relation_path"][-1] == "located_in_country" and refused["gap"] < -ops.STOP_GAP  # why it was refused
