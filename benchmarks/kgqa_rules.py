@@ -53,7 +53,7 @@ def main() -> None:
         examples = stride_sample(examples, args.sample)
         cells = []
         for rule in rules:
-            ask, triples_of = _make_ask("kgqa", args.weights, 3, extra={args.option: rule})(kb)  # the pipeline eval-qa runs
+            ask, triples_of = _make_ask("kgqa", args.weights, None, extra={args.option: rule})(kb)  # the pipeline eval-qa runs, at its default hops
             s = summarize(evaluate_examples(ask, examples, triples_of))
             right[rule] += round(s["answer_hits1"] * s["n"])
             wrong[rule] += round((1 - s["answer_hits1"] - s["abstained"]) * s["n"])

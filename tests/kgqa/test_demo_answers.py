@@ -12,9 +12,9 @@ from graphhop.demo import DEMO_DATA
 QUESTIONS = [json.loads(line) for line in (DEMO_DATA / "questions.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-@pytest.fixture(scope="module", params=[3, 4], ids=["hops3-ask-default", "hops4"])
+@pytest.fixture(scope="module", params=[4, 3], ids=["hops4-ask-default", "hops3"])
 def kgqa(request):
-    """The demo KB's pipeline at ``ask``'s default --hops (3) and at 4: both must answer every demo question."""
+    """The demo KB's pipeline at ``ask``'s default --hops (4) and at 3: both must answer every demo question."""
     from graphhop.kb.loaders import iter_triples
     from graphhop.kb.store import KGStore
     from graphhop.kgqa.pipeline import KGQA

@@ -39,7 +39,7 @@ def ask(
     index: Optional[Path] = typer.Option(None, "--index", "-i", help="Index directory (`graphhop index`); default: the bundled demo KB."),
     method: str = typer.Option("auto", "--method", "-m", help="Pipeline: kgqa, text, dense, bm25, hybrid, difar2, golden, mdr, bgr, ... (`graphhop pipelines` lists them; auto: kgqa on an index of facts, text on a passages index, else dense, or bm25 on a BM25-only index)."),
     k: int = typer.Option(20, "-k", help="Facts retrieved for the question (hop 1); later hops add 10 per frontier entity."),
-    hops: int = typer.Option(3, "--hops", help="Longest reasoning chain (facts)."),
+    hops: Optional[int] = typer.Option(None, "--hops", help="Longest reasoning chain (facts); default: the pipeline's own (kgqa: 4, the 1-4 hop questions it reads; retrieval pipelines: 3)."),
     qtype: Optional[str] = typer.Option(None, "--qtype", help="Force the question type: query, count, boolean, comparison, relation."),
     reader_model: Optional[Path] = typer.Option(None, "--reader-model", help="Trained cross-encoder dir to score facts (default: MiniLM bi-encoder, untrained)."),
     reranker: Optional[Path] = typer.Option(None, "--reranker", help="Cross-encoder dir for --method difar2."),
@@ -79,7 +79,7 @@ def ask(
         raise InputError(f"--qtype: unknown type {qtype!r}; choose one of {', '.join(QTYPES)}")
     if method not in (*pipeline_names(), "auto"):
         raise InputError(f"--method: unknown method {method!r}; choose one of {', '.join(pipeline_names())}")
-    if not 1 <= k <= 1000 or not 1 <= hops <= 5:
+    if not 1 <= k <= 1000 or (hops is not None and not 1 <= hops <= 5):
         raise InputError(f"-k must be in 1..1000 and --hops in 1..5 (got {k}, {hops})")
     t0 = time.perf_counter()
     if index is None:

@@ -25,11 +25,12 @@ def support_triples(result: dict[str, Any]) -> list[tuple[str, str, str]]:
     return [tuple(f) for n, d in g.g.nodes(data=True) if n != g.root for f in d.get("facts", [])]
 
 
-def _make_ask(method: str, weights: Optional[Path], hops: int, used: Optional[list[str]] = None,
+def _make_ask(method: str, weights: Optional[Path], hops: Optional[int], used: Optional[list[str]] = None,
               extra: Optional[dict[str, str]] = None) -> Callable[[Path], tuple[Callable, Callable]]:
     """``make(kb) -> (ask, triples_of)``: the registry pipeline ``method`` over the KB's cached index
     (``auto``: :func:`~graphhop.pipeline.registry.default_pipeline`, what ``ask`` uses; BM25 only for
-    kgqa, which reads the KB itself; flat dense for the retrieval pipelines). The name run is appended to ``used``."""
+    kgqa, which reads the KB itself; flat dense for the retrieval pipelines). ``hops`` None: the pipeline's own
+    default, as in ``ask``. The name run is appended to ``used``."""
     def make(kb: Path) -> tuple[Callable, Callable]:
         from graphhop.evaluation import dataset_index
         from graphhop.index.dense import DenseOptions
@@ -61,7 +62,7 @@ def eval_qa(
     sample: Optional[int] = typer.Option(None, "--sample", "-n", help="Evaluate N questions spread evenly over the file (default: all)."),
     method: str = typer.Option("auto", "--method", "-m", help="A fact pipeline of `graphhop pipelines`, or auto: what `ask` uses (kgqa, trained, on facts); e.g. dense is retrieval + the untrained fact reader, the previous default."),
     weights: Optional[Path] = typer.Option(None, "--weights", help="KGQA scorer directory (default: the shipped weights)."),
-    hops: int = typer.Option(3, "--hops", help="Longest relation path (1-4)."),
+    hops: Optional[int] = typer.Option(None, "--hops", help="Longest relation path (1-4); default: the pipeline's own, as in `ask` (kgqa: 4)."),
     data: Optional[Path] = typer.Option(None, "--data", help="Data root (default: $GRAPHHOP_DATA)."),
     details: Optional[Path] = typer.Option(None, "--details", help="Also write one JSON line per question here."),
     threads: int = typer.Option(1, "--threads", help="torch CPU threads (1: fastest per question on a shared machine)."),
@@ -81,7 +82,7 @@ def eval_qa(
         raise InputError(f"--method: unknown method {method!r}; choose one of {', '.join(pipeline_names('facts'))}")
     if sample is not None and sample < 1:
         raise InputError(f"--sample must be at least 1 (got {sample})")
-    if not 1 <= hops <= 4:
+    if hops is not None and not 1 <= hops <= 4:
         raise InputError(f"--hops must be in 1..4 (got {hops})")
     if threads < 1:
         raise InputError(f"--threads must be at least 1 (got {threads})")

@@ -37,6 +37,7 @@ from typing import Any, Callable, Sequence
 from graphhop.core import InputError, QAExample
 from graphhop.kb.loaders import iter_jsonl
 from graphhop.eval.experiment import stride_sample
+from graphhop.kgqa import DEFAULT_HOPS
 from graphhop.kgqa.link import tokens
 
 __all__ = ["stride_sample", "load_regression", "domain_results", "score_example", "summarize", "evaluate_examples", "evaluate_dataset",
@@ -77,7 +78,7 @@ def load_regression(folder: str | Path) -> tuple[Path, list[QAExample]]:
 
 
 def domain_results(folders: Sequence[Path], triples_of: Callable[[dict[str, Any]], list[Triple]],
-                   max_hops: int = 4) -> dict[str, dict[str, Any]]:
+                   max_hops: int = DEFAULT_HOPS) -> dict[str, dict[str, Any]]:
     """The KGQA pipeline over each hand-written KG domain folder (``kb.tsv`` + ``questions.jsonl``):
     ``{folder name: {"summary": summarize(rows), "rows": rows}}``."""
     from graphhop.kb.loaders import iter_triples

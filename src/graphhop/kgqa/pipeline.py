@@ -27,6 +27,7 @@ import numpy as np
 from graphhop.graph import EvidenceGraph
 from graphhop.kb.store import KGStore
 from graphhop.kb.verbalize import Verbalizer
+from graphhop.kgqa import DEFAULT_HOPS
 from graphhop.kgqa.end_type import EndTyper
 from graphhop.kgqa.link import EntityLinker, Mention, masked
 from graphhop.kgqa.paths import RelPath, chains, expand, path_signature
@@ -110,7 +111,7 @@ class KGQA:
 
     method = "kgqa"
 
-    def __init__(self, store: KGStore, scorer: PathScorer | None = None, max_hops: int = 3, beam: int = 10,
+    def __init__(self, store: KGStore, scorer: PathScorer | None = None, max_hops: int = DEFAULT_HOPS, beam: int = 10,
                  threshold: float | None = None, max_support: int = 50, topic_answers: str = "no-walk-back",
                  end_typing: bool = True, answer_order: str = "degree", confidence: str = "answer",
                  walk_back: str = "others",

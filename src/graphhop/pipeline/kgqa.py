@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence
 
 from graphhop.core import InputError, Stage
+from graphhop.kgqa import DEFAULT_HOPS
 from graphhop.pipeline.ask import AskResult
 from graphhop.pipeline.registry import register
 
@@ -18,7 +19,7 @@ __all__ = ["KGQAPipeline", "OPTIONS"]
 
 #: Options of the ``kgqa`` factory, with their defaults (``k`` and ``model`` are accepted and unused:
 #: it reads the whole KB, not retrieved facts).
-OPTIONS: dict[str, Any] = {"hops": 3, "beam": 10, "threshold": None, "weights": None, "k": None, "model": None,
+OPTIONS: dict[str, Any] = {"hops": DEFAULT_HOPS, "beam": 10, "threshold": None, "weights": None, "k": None, "model": None,
                            "reader": None, "topic_answers": "no-walk-back", "answer_order": "degree", "confidence": "answer", "end_typing": True,
                            "walk_back": "others", "cover": None, "type_head": "off"}
 
@@ -28,7 +29,7 @@ class KGQAPipeline(Stage):
 
     name = "kgqa"
 
-    def __init__(self, index: Any, hops: int = 3, beam: int = 10, threshold: Optional[float] = None,
+    def __init__(self, index: Any, hops: int = DEFAULT_HOPS, beam: int = 10, threshold: Optional[float] = None,
                  weights: Optional[str] = None, topic_answers: str = "no-walk-back", answer_order: str = "degree",
                  confidence: str = "answer", end_typing: bool = True, walk_back: str = "others",
                  cover: Optional[float] = None, type_head: str = "off") -> None:
