@@ -69,16 +69,18 @@ def load(path: Path) -> list[dict[str, Any]]:
 
 
 def outcome_counts(rows: Sequence[dict[str, Any]], keep: np.ndarray, label: str = "hits1") -> dict[str, int]:
-    """Right / wrong / withheld counts when only ``keep`` is answered (already-withheld questions count withheld)."""
+    """Right / wrong / withheld counts when only ``keep`` is answered (already-withheld questions count withheld),
+    and ``right_reason``: the answered questions right for the right reason (reported, not in the utility)."""
     answered = np.asarray([not r["abstained"] for r in rows]) & keep
     right = np.asarray([bool(r[label]) for r in rows])
+    reason = np.asarray([bool(r["right_reason"]) for r in rows])
     return {"right": int((answered & right).sum()), "wrong": int((answered & ~right).sum()),
-            "withheld": int((~answered).sum())}
+            "withheld": int((~answered).sum()), "right_reason": int((answered & reason).sum())}
 
 
 def utility(counts: dict[str, int]) -> float:
     """:data:`UTILITY` summed over ``counts``."""
-    return sum(UTILITY[k] * v for k, v in counts.items())
+    return sum(UTILITY[k] * counts[k] for k in UTILITY)
 
 
 def choose(probs: np.ndarray, rows: Sequence[dict[str, Any]], label: str = "hits1") -> float:
@@ -91,10 +93,16 @@ def choose(probs: np.ndarray, rows: Sequence[dict[str, Any]], label: str = "hits
     return best
 
 
+#: Features the fit may use (``fit --only``: the others are zeroed, so their coefficients stay 0); None: all.
+ONLY: set[str] | None = None
+
+
 def train(rows: Sequence[dict[str, Any]], l2: float, label: str = "hits1") -> Confidence:
     """A model fitted on the answered ``rows``, its threshold chosen on them."""
     answered = [r for r in rows if not r["abstained"]]
     x = np.stack([features(r["inputs"]) for r in answered])
+    if ONLY is not None:
+        x = x * np.asarray([name in ONLY for name in FEATURES], dtype=np.float64)
     mean, scale = x.mean(0), x.std(0)
     scale[scale < 1e-9] = 1.0
     coef, icpt = fit_logistic((x - mean) / scale, np.asarray([bool(r[label]) for r in answered]), l2)
@@ -111,7 +119,7 @@ def cross_validate(rows: Sequence[dict[str, Any]], l2: float, label: str = "hits
         model = train([r for r in rows if r["set"] != held], l2, label)
         probs = np.asarray([model.prob(r["inputs"]) for r in test])
         per[held] = outcome_counts(test, probs >= model.threshold, label)
-    pooled = {k: sum(c[k] for c in per.values()) for k in UTILITY}
+    pooled = {k: sum(c[k] for c in per.values()) for k in next(iter(per.values()))}
     return pooled, per
 
 
@@ -126,7 +134,7 @@ def nested(rows: Sequence[dict[str, Any]], l2s: Sequence[float], label: str = "h
         model = train(rest, chosen[held], label)
         test = [r for r in rows if r["set"] == held]
         per[held] = outcome_counts(test, np.asarray([model.prob(r["inputs"]) >= model.threshold for r in test]), label)
-    return {k: sum(c[k] for c in per.values()) for k in UTILITY}, chosen
+    return {k: sum(c[k] for c in per.values()) for k in next(iter(per.values()))}, chosen
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -142,6 +150,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     f.add_argument("--l2", type=float, nargs="+", default=[1.0])
     f.add_argument("--out", type=Path, default=None)
     f.add_argument("--nested", action="store_true", help="also choose the L2 strength inside each outer fold")
+    f.add_argument("--only", nargs="+", choices=FEATURES, default=None, help="fit on these features only")
     a = sub.add_parser("apply")
     a.add_argument("dumps", nargs="+", type=Path)
     a.add_argument("--model", type=Path, default=None)
@@ -155,6 +164,8 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def _fit(args: argparse.Namespace) -> None:
+    global ONLY
+    ONLY = set(args.only) if args.only else None
     rows = [r for p in args.dumps for r in load(p)]
     base = outcome_counts(rows, np.ones(len(rows), bool))
     print(json.dumps({"no_abstention": base, "utility": utility(base)}))
