@@ -27,6 +27,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from graphhop.kgqa.abstain import FEATURES, Confidence, features, fit_logistic
+from graphhop.kgqa.thresholds import choose_threshold
 
 #: Utility of an outcome, fixed before any fit: a right answer +1, a wrong one -1, a withheld one 0.
 UTILITY = {"right": 1.0, "wrong": -1.0, "withheld": 0.0}
@@ -84,25 +85,19 @@ def utility(counts: dict[str, int]) -> float:
 
 
 def choose(probs: np.ndarray, rows: Sequence[dict[str, Any]], label: str = "hits1") -> float:
-    """The threshold of most utility over ``rows`` (ties: the lowest, withholding least)."""
-    best, best_u = 0.0, utility(outcome_counts(rows, np.ones(len(rows), bool), label))
-    for tau in np.unique(probs):
-        u = utility(outcome_counts(rows, probs >= tau, label))
-        if u > best_u + 1e-9:
-            best, best_u = float(tau), u
-    return best
+    """The threshold of most utility over ``rows`` (ties: the lowest, withholding least): the scorer
+    threshold's own rule (:func:`graphhop.kgqa.thresholds.choose_threshold`), questions already withheld never kept."""
+    withheld = np.asarray([bool(r["abstained"]) for r in rows])
+    return choose_threshold(np.where(withheld, -1.0, probs), np.asarray([bool(r[label]) for r in rows]))
 
 
-#: Features the fit may use (``fit --only``: the others are zeroed, so their coefficients stay 0); None: all.
-ONLY: set[str] | None = None
-
-
-def train(rows: Sequence[dict[str, Any]], l2: float, label: str = "hits1") -> Confidence:
-    """A model fitted on the answered ``rows``, its threshold chosen on them."""
+def train(rows: Sequence[dict[str, Any]], l2: float, label: str = "hits1", only: Sequence[str] | None = None) -> Confidence:
+    """A model fitted on the answered ``rows``, its threshold chosen on them; with ``only``, on those features
+    alone (the others are zeroed, so their coefficients stay 0)."""
     answered = [r for r in rows if not r["abstained"]]
     x = np.stack([features(r["inputs"]) for r in answered])
-    if ONLY is not None:
-        x = x * np.asarray([name in ONLY for name in FEATURES], dtype=np.float64)
+    if only:
+        x = x * np.asarray([name in only for name in FEATURES], dtype=np.float64)
     mean, scale = x.mean(0), x.std(0)
     scale[scale < 1e-9] = 1.0
     coef, icpt = fit_logistic((x - mean) / scale, np.asarray([bool(r[label]) for r in answered]), l2)
@@ -111,27 +106,29 @@ def train(rows: Sequence[dict[str, Any]], l2: float, label: str = "hits1") -> Co
     return model
 
 
-def cross_validate(rows: Sequence[dict[str, Any]], l2: float, label: str = "hits1") -> tuple[dict[str, int], dict[str, dict[str, int]]]:
+def cross_validate(rows: Sequence[dict[str, Any]], l2: float, label: str = "hits1",
+                   only: Sequence[str] | None = None) -> tuple[dict[str, int], dict[str, dict[str, int]]]:
     """Leave-one-set-out: pooled counts, and counts per held-out set."""
     per: dict[str, dict[str, int]] = {}
     for held in sorted({r["set"] for r in rows}):
         test = [r for r in rows if r["set"] == held]
-        model = train([r for r in rows if r["set"] != held], l2, label)
+        model = train([r for r in rows if r["set"] != held], l2, label, only)
         probs = np.asarray([model.prob(r["inputs"]) for r in test])
         per[held] = outcome_counts(test, probs >= model.threshold, label)
     pooled = {k: sum(c[k] for c in per.values()) for k in next(iter(per.values()))}
     return pooled, per
 
 
-def nested(rows: Sequence[dict[str, Any]], l2s: Sequence[float], label: str = "hits1") -> tuple[dict[str, int], dict[str, float]]:
+def nested(rows: Sequence[dict[str, Any]], l2s: Sequence[float], label: str = "hits1",
+           only: Sequence[str] | None = None) -> tuple[dict[str, int], dict[str, float]]:
     """Leave-one-set-out with the L2 strength chosen inside each outer fold by leave-one-set-out over its
     training sets (most utility): pooled counts, and the strength each held-out set was judged with."""
     per: dict[str, dict[str, int]] = {}
     chosen: dict[str, float] = {}
     for held in sorted({r["set"] for r in rows}):
         rest = [r for r in rows if r["set"] != held]
-        chosen[held] = max(l2s, key=lambda l2: (utility(cross_validate(rest, l2, label)[0]), l2))
-        model = train(rest, chosen[held], label)
+        chosen[held] = max(l2s, key=lambda l2: (utility(cross_validate(rest, l2, label, only)[0]), l2))
+        model = train(rest, chosen[held], label, only)
         test = [r for r in rows if r["set"] == held]
         per[held] = outcome_counts(test, np.asarray([model.prob(r["inputs"]) >= model.threshold for r in test]), label)
     return {k: sum(c[k] for c in per.values()) for k in next(iter(per.values()))}, chosen
@@ -164,20 +161,18 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def _fit(args: argparse.Namespace) -> None:
-    global ONLY
-    ONLY = set(args.only) if args.only else None
     rows = [r for p in args.dumps for r in load(p)]
     base = outcome_counts(rows, np.ones(len(rows), bool))
     print(json.dumps({"no_abstention": base, "utility": utility(base)}))
     for l2 in args.l2:
-        pooled, per = cross_validate(rows, l2)
+        pooled, per = cross_validate(rows, l2, only=args.only)
         print(json.dumps({"l2": l2, "cv": pooled, "utility": utility(pooled), "per_set": per}))
     if args.nested:
-        pooled, chosen = nested(rows, args.l2)
+        pooled, chosen = nested(rows, args.l2, only=args.only)
         print(json.dumps({"nested_cv": pooled, "utility": utility(pooled), "l2_chosen": chosen}))
     if args.out is not None:
-        l2 = max(args.l2, key=lambda v: (utility(cross_validate(rows, v)[0]), v))
-        model = train(rows, l2)
+        l2 = max(args.l2, key=lambda v: (utility(cross_validate(rows, v, only=args.only)[0]), v))
+        model = train(rows, l2, only=args.only)
         model.meta = {"fitted_on": sorted({r["set"] for r in rows}), "n": len(rows), "l2": l2,
                       "label": "hits1", "utility": UTILITY, "refit": "benchmarks/kgqa_abstain.py fit"}
         args.out.write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
