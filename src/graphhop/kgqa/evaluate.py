@@ -78,9 +78,10 @@ def load_regression(folder: str | Path) -> tuple[Path, list[QAExample]]:
 
 
 def domain_results(folders: Sequence[Path], triples_of: Callable[[dict[str, Any]], list[Triple]],
-                   max_hops: int = DEFAULT_HOPS) -> dict[str, dict[str, Any]]:
+                   max_hops: int = DEFAULT_HOPS, abstain: bool = False) -> dict[str, dict[str, Any]]:
     """The KGQA pipeline over each hand-written KG domain folder (``kb.tsv`` + ``questions.jsonl``):
-    ``{folder name: {"summary": summarize(rows), "rows": rows}}``."""
+    ``{folder name: {"summary": summarize(rows), "rows": rows}}``. The learned confidence
+    (:mod:`graphhop.kgqa.abstain`) is off unless ``abstain``: the floors of the reading are kept apart from it."""
     from graphhop.kb.loaders import iter_triples
     from graphhop.kb.store import KGStore
     from graphhop.kgqa.pipeline import KGQA
@@ -88,7 +89,7 @@ def domain_results(folders: Sequence[Path], triples_of: Callable[[dict[str, Any]
     out = {}
     for folder in folders:
         kb, examples = load_regression(folder)
-        pipe = KGQA(KGStore.from_facts(iter_triples(kb)), max_hops=max_hops)
+        pipe = KGQA(KGStore.from_facts(iter_triples(kb)), max_hops=max_hops, abstain=abstain)
         rows = evaluate_examples(pipe.ask, examples, triples_of)
         out[folder.name] = {"summary": summarize(rows), "rows": rows}
     return out

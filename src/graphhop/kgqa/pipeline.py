@@ -28,6 +28,7 @@ from graphhop.graph import EvidenceGraph
 from graphhop.kb.store import KGStore
 from graphhop.kb.verbalize import Verbalizer
 from graphhop.kgqa import DEFAULT_HOPS
+from graphhop.kgqa.abstain import Confidence, inputs as confidence_inputs, withhold
 from graphhop.kgqa.end_type import EndTyper
 from graphhop.kgqa.link import EntityLinker, Mention, masked
 from graphhop.kgqa.paths import RelPath, chains, expand, path_signature
@@ -115,7 +116,7 @@ class KGQA:
                  threshold: float | None = None, max_support: int = 50, topic_answers: str = "no-walk-back",
                  end_typing: bool = True, answer_order: str = "degree", confidence: str = "answer",
                  walk_back: str = "others",
-                 cover: float = COVER_RATIO, type_head: str = "off") -> None:
+                 cover: float = COVER_RATIO, type_head: str = "off", abstain: bool | str = True) -> None:
         if not 1 <= max_hops <= MAX_HOPS:
             raise ValueError(f"max_hops must be in 1..{MAX_HOPS}")
         self.store = store
@@ -144,6 +145,8 @@ class KGQA:
         #: path's probability that use more of the relations the question names win; 0 turns it off
         self.cover = float(cover)
         self._relation_words: RelationWords | None = None
+        #: the learned confidence (:mod:`graphhop.kgqa.abstain`): True the shipped model, a path another, False off
+        self.abstainer = None if abstain is False else Confidence.load(None if abstain is True else abstain)
         self._qcache: dict[str, np.ndarray] = {}
 
     def threshold_for(self, path: RelPath | None) -> float:
@@ -296,6 +299,8 @@ class KGQA:
         mentions = self.linker.link(question)
         t1 = time.perf_counter()
         out = ops.OPERATIONS[kind](self, question, mentions)
+        out["confidence_inputs"] = raw = confidence_inputs(out, kind, mentions, self)
+        out = withhold(out, raw, self.abstainer)
         t2 = time.perf_counter()
         support_chains = out.pop("chains")
         out["support"] = list(dict.fromkeys(self.fact_id(e) for c in support_chains for e in c))

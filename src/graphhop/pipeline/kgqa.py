@@ -21,7 +21,8 @@ __all__ = ["KGQAPipeline", "OPTIONS"]
 #: it reads the whole KB, not retrieved facts).
 OPTIONS: dict[str, Any] = {"hops": DEFAULT_HOPS, "beam": 10, "threshold": None, "weights": None, "k": None, "model": None,
                            "reader": None, "topic_answers": "no-walk-back", "answer_order": "degree", "confidence": "answer", "end_typing": True,
-                           "walk_back": "others", "cover": None, "type_head": "off"}
+                           "walk_back": "others", "cover": None, "type_head": "off",
+                           "abstain": True}
 
 
 class KGQAPipeline(Stage):
@@ -32,7 +33,7 @@ class KGQAPipeline(Stage):
     def __init__(self, index: Any, hops: int = DEFAULT_HOPS, beam: int = 10, threshold: Optional[float] = None,
                  weights: Optional[str] = None, topic_answers: str = "no-walk-back", answer_order: str = "degree",
                  confidence: str = "answer", end_typing: bool = True, walk_back: str = "others",
-                 cover: Optional[float] = None, type_head: str = "off") -> None:
+                 cover: Optional[float] = None, type_head: str = "off", abstain: bool = True) -> None:
         from graphhop.kgqa.type_head import TYPE_HEAD_MODES
         from graphhop.kgqa.pipeline import ANSWER_ORDERS, CONFIDENCES, TOPIC_ANSWERS, WALK_BACKS
 
@@ -48,6 +49,7 @@ class KGQAPipeline(Stage):
         self.end_typing, self.walk_back = end_typing, walk_back
         self.cover = cover  # named-relation coverage window (graphhop.kgqa.cover.covering); None: the default
         self.type_head = type_head  # the trained type head in answer typing (graphhop.kgqa.end_type.EndTyper)
+        self.abstain = abstain  # the learned confidence withholds unsure answers (graphhop.kgqa.abstain)
         self._kgqa: Any = None
 
     @property
@@ -59,7 +61,7 @@ class KGQAPipeline(Stage):
             self._kgqa = KGQA.from_index(self.index, self.weights, max_hops=self.hops, beam=self.beam,
                                          threshold=self.threshold, topic_answers=self.topic_answers,
                                          answer_order=self.answer_order, confidence=self.confidence,
-                                         end_typing=self.end_typing, walk_back=self.walk_back, type_head=self.type_head,
+                                         end_typing=self.end_typing, walk_back=self.walk_back, type_head=self.type_head, abstain=self.abstain,
                                          **({} if self.cover is None else {"cover": self.cover}))
         return self._kgqa
 
@@ -86,7 +88,8 @@ def _factory(index: Any, **options: Any) -> KGQAPipeline:
                         weights=opts["weights"], topic_answers=str(opts["topic_answers"]),
                         answer_order=str(opts["answer_order"]), confidence=str(opts["confidence"]),
                         end_typing=_flag("end_typing", opts["end_typing"]), walk_back=str(opts["walk_back"]),
-                        cover=_number("cover", opts["cover"]), type_head=str(opts["type_head"]))
+                        cover=_number("cover", opts["cover"]), type_head=str(opts["type_head"]),
+                        abstain=_flag("abstain", opts["abstain"]))
 
 
 def _number(name: str, value: Any) -> Optional[float]:
