@@ -91,7 +91,8 @@ def planes():
     from graphhop.kgqa.pipeline import KGQA
 
     kb, examples = load_regression(AIRLINES)
-    return KGQA(KGStore.from_facts(iter_triples(kb))), next(ex.question for ex in examples if ex.id == PLANE_ID)
+    # the learned confidence is off: these tests are about answer typing, not about withholding
+    return KGQA(KGStore.from_facts(iter_triples(kb)), abstain=False), next(ex.question for ex in examples if ex.id == PLANE_ID)
 
 
 def test_typing_continues_into_the_fourth_hop_when_the_scorer_reads_it(planes) -> None:
