@@ -297,7 +297,7 @@ class WalkReader:
         from graphhop.read.text_qa import Reading
         from graphhop.graph import TextPath
 
-        entities = self.graph.entities(question)
+        entities = self.graph.entities(question) or self.graph.described(question)  # a question naming none
         relations, answer_types, bridge_types = question_words(question, entities)
         wanted = relations | bridge_types
         if not entities or not (wanted | answer_types or self.matcher is not None):
