@@ -19,6 +19,7 @@ import json
 import pickle
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -36,7 +37,7 @@ def _plain(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def run_set(name: str, out: Path, ranker=None, ids: set[str] | None = None) -> list[dict]:
+def run_set(name: str, out: Path, ranker: Any = None, ids: set[str] | None = None) -> list[dict]:
     """Every question of set ``name`` (those of ``ids`` when given) asked with the walk reader re-ordered by
     ``ranker`` (None: as the walk reader reads); per question: id, type, gold, answer, right, and each read's
     readings and features."""
@@ -159,7 +160,7 @@ def training(rows: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.vstack(xs), np.concatenate(ys), np.concatenate(ws)
 
 
-def fit(rows: list[dict], l2: float, card: dict | None = None):
+def fit(rows: list[dict], l2: float, card: dict | None = None) -> Any:
     """The ranker fit on ``rows``."""
     from graphhop.read.walk_ranker import ReadingRanker
 
@@ -167,7 +168,7 @@ def fit(rows: list[dict], l2: float, card: dict | None = None):
     return ReadingRanker.fit(x, y, l2=l2, sample_weight=w * len(w) / w.sum(), card=card)
 
 
-def offline_top1(rows: list[dict], model) -> int:
+def offline_top1(rows: list[dict], model: Any) -> int:
     """Plain questions whose best reading under ``model`` is right (the walk's answer/no-answer kept)."""
     n = 0
     for row in rows:
@@ -180,7 +181,7 @@ def offline_top1(rows: list[dict], model) -> int:
     return n
 
 
-def moved(row: dict, model) -> bool:
+def moved(row: dict, model: Any) -> bool:
     """Whether ``model`` hands any recorded wh-read of ``row`` its margins in another order (else the question is
     read exactly as the walk reader reads it and need not be asked again)."""
     for read in row["reads"]:
@@ -195,6 +196,7 @@ def moved(row: dict, model) -> bool:
 
 
 def load(out: Path) -> list[dict]:
+    """The rows ``collect`` wrote under ``out`` (type names as the blind sets write them)."""
     with open(out / "collect.pkl", "rb") as f:
         rows = pickle.load(f)
     for row in rows:
@@ -203,6 +205,7 @@ def load(out: Path) -> list[dict]:
 
 
 def main() -> None:
+    """The command line (module docstring)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("command", choices=("collect", "ceiling", "generation", "offline", "cv", "fit"))
     ap.add_argument("--out", type=Path, default=Path("runs/ranker"))
