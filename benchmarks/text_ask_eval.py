@@ -2,7 +2,7 @@
 
     python benchmarks/text_ask_eval.py tests/regression/text_music tests/regression/text_elements \
         --out runs/text-ask [--bgr-model DIR | --grr] [--given-type] [--relation-matcher DIR] [--walk KEY=VALUE]
-        [--method text-kg]
+        [--method text-kg] [--ranker default|FILE]
 
 A folder without passages.jsonl uses the bundled demo passages. Builds each folder's passages index once
 (BM25 + flat dense, cached under --out), builds the registry's `text` pipeline (`grr` with --grr; BGR hop
@@ -62,7 +62,8 @@ def check_method(args: argparse.Namespace) -> None:
     if args.method != "text-kg":
         return
     given = [flag for flag, value in (("--grr", args.grr), ("--relation-matcher", args.relation_matcher),
-                                      ("--walk", args.walk), ("--bgr-model", args.bgr_model)) if value]
+                                      ("--walk", args.walk), ("--bgr-model", args.bgr_model),
+                                      ("--ranker", args.ranker)) if value]
     if given:
         from graphhop.core import InputError
 
@@ -92,6 +93,9 @@ def main() -> None:
                          "`python -m graphhop.train.text_relation` (default: none)")
     ap.add_argument("--walk", action="append", default=[], metavar="KEY=VALUE",
                     help="a walk reader option (graphhop.read.walk.WalkReader), e.g. relation_scale=5; repeatable")
+    ap.add_argument("--ranker", default=None, metavar="default|FILE",
+                    help="re-order the walk reader's readings by the learned ranker (graphhop.read.walk_ranker; "
+                         "default: the shipped weights; off by default: docs/RESULTS.md, issue 13, session 12)")
     args = ap.parse_args()
 
     from graphhop.eval.experiment import Experiment, ask_system
@@ -112,7 +116,7 @@ def main() -> None:
         else:
             pipe = build_pipeline("grr" if args.grr else "text", suite_index(folder, args.out), hops=args.hops,
                                   bgr_model=args.bgr_model, relation_matcher=args.relation_matcher,
-                                  walk_options=walk)
+                                  walk_options=walk, ranker=args.ranker)
         system = ask_system(pipe, qtypes=qtypes if args.given_type else None, explain=True)
         table = Experiment([RIGHT], report=folder.name, title=f"{folder.name} {pipe.name}").run(
             {pipe.name: system}, questions, golds)

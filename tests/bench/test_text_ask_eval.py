@@ -27,13 +27,14 @@ def test_walk_options_parse_values_and_reject_unknown_keys_in_one_line() -> None
 
 @pytest.mark.parametrize("field, value, flag", [("grr", True, "--grr"), ("walk", ["depth=3"], "--walk"),
                                                ("relation_matcher", Path("m"), "--relation-matcher"),
-                                               ("bgr_model", Path("m"), "--bgr-model")])
+                                               ("bgr_model", Path("m"), "--bgr-model"),
+                                               ("ranker", "default", "--ranker")])
 def test_text_kg_rejects_the_walk_options_in_one_line(field: str, value: object, flag: str) -> None:
     import argparse
 
     from graphhop.core import InputError
 
-    args = argparse.Namespace(method="text-kg", grr=False, relation_matcher=None, walk=[], bgr_model=None)
+    args = argparse.Namespace(method="text-kg", grr=False, relation_matcher=None, walk=[], bgr_model=None, ranker=None)
     bench.check_method(args)  # none given
     setattr(args, field, value)
     with pytest.raises(InputError, match=f"^{flag} is an option of the walk reader"):

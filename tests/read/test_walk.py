@@ -377,3 +377,31 @@ def test_a_type_word_inside_another_name_does_not_type_an_entity():
     assert reader._typed("Kestrel Lighthouse Society", docs[1].text, bridge) == frozenset()
     assert reader._typed("Harrow Light", docs[1].text, bridge) == bridge
     assert reader._typed("Skerrow Lighthouse", "", bridge) == bridge
+
+
+class _FirstStageSearch(_Search):
+    """A search with a first stage: passages ranked by how many of the query's words their text holds."""
+
+    def encode_queries(self, queries):
+        return queries
+
+    def first_stage(self, queries, _vecs):
+        words = set(queries[0].lower().rstrip("?").split())
+        docs = sorted(self.index.docs.docs, key=lambda d: -len(words & set(d.text.lower().rstrip(".").split())))
+        return [[_Hit(d.id) for d in docs]]
+
+
+def test_a_question_naming_no_entity_starts_from_the_passage_the_first_stage_ranks_first():
+    docs = [_Doc("c1", "Moon Clock", "The Moon Clock has a painted moon that seems to cry. It was designed by Jonas Brell."),
+            _Doc("c2", "Jonas Brell", "Jonas Brell was a clockmaker born in Kestmark."),
+            _Doc("c3", "Harbour Clock", "The Harbour Clock was made by Ada Lorn.")]
+    question = "Where was the designer of the clock whose painted moon seems to cry born?"
+    plain = WalkReader(_Search(docs), encoder=object())
+    assert plain.graph.entities(question) == [] and plain.graph.described(question) == []  # no first stage: none
+    assert plain.read(question) == ([], [])
+    reader = WalkReader(_FirstStageSearch(docs), encoder=_FlatEncoder(), matcher=False)
+    assert reader.graph.described(question) == ["Moon Clock"]
+    _, readings = reader.read(question)
+    best = max(readings, key=lambda r: r.margin)
+    assert best.text == "Kestmark" and best.path == ("c1", "c2")
+    assert reader.graph.described("Who made the Harbour Clock?")[0] == "Harbour Clock"

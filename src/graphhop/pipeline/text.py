@@ -64,7 +64,7 @@ class TextPipeline(Stage):
     def __init__(self, index: Any, hops: int = 3, beam: int = 5, branch: int = 4, depth: int = 10,
                  head: str | Path | None = None, min_margin: float = 0.0, bgr_model: str | Path | None = None,
                  reader: str = "walk", links_only: bool = False, paths: Any = None, relation_matcher: str | Path | None = None,
-                 walk_options: dict[str, Any] | None = None) -> None:
+                 walk_options: dict[str, Any] | None = None, ranker: str | Path | None = None) -> None:
         from graphhop.models.span_head import FrozenSpanReaderModel
         from graphhop.read.candidates import CandidateReader
         from graphhop.read.text_qa import PathReader, TextQA
@@ -93,9 +93,8 @@ class TextPipeline(Stage):
             self.retriever = paths(search)
             self.name = self.retriever.name
         if reader == "walk" and bgr_model is None and not links_only and paths is None:
-            from graphhop.read.walk import WalkReader
-
-            self.qa = TextQA(self.retriever, WalkReader(search, relation_matcher=relation_matcher, **(walk_options or {})),
+            walk = _walk_reader(search, ranker, relation_matcher=relation_matcher, **(walk_options or {}))
+            self.qa = TextQA(self.retriever, walk,
                              min_margin=min_margin, count_margin=0.1,
                              list_margin=0.1)
         else:
@@ -129,11 +128,24 @@ class TextPipeline(Stage):
                          support_graph(res.graph, res.support), res.trace, {"total_s": total})
 
 
+def _walk_reader(search: Any, ranker: str | Path | None, **options: Any) -> Any:
+    """The walk reader; with ``ranker`` (a weights file, ``default`` for the shipped one) its readings re-ordered by
+    the learned ranker (:mod:`graphhop.read.walk_ranker`)."""
+    if ranker is None or ranker == "off":
+        from graphhop.read.walk import WalkReader
+
+        return WalkReader(search, **options)
+    from graphhop.read.walk_ranker import DEFAULT_WEIGHTS, RankedWalkReader
+
+    return RankedWalkReader(search, ranker=DEFAULT_WEIGHTS if ranker == "default" else ranker, **options)
+
+
 def _factory(index: Any, **options: Any) -> TextPipeline:
     """``build_pipeline("text", index, hops=3, bgr_model=None, reader="walk", ...)``; the options the
     fact pipelines take (``k``, ``reader_model``, ...) are ignored."""
     keep = {k: v for k, v in options.items() if k in ("hops", "beam", "branch", "depth", "head", "min_margin",
-                                                       "bgr_model", "reader", "links_only", "relation_matcher", "walk_options")
+                                                       "bgr_model", "reader", "links_only", "relation_matcher", "walk_options",
+                                                       "ranker")
             and v is not None}
     keep["hops"] = min(int(keep.get("hops", 3)), 3)
     return TextPipeline(index, **keep)

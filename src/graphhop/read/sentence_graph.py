@@ -191,6 +191,14 @@ class SentenceGraph:
                 out = [o for o in out if fold_name(o) not in fold_name(name)] + [name]
         return out
 
+    def described(self, question: str, k: int = 1) -> list[str]:
+        """Start entities for a question that names none (``The clock whose painted moon seems to cry: ...``): the
+        titles of the ``k`` passages the index's first stage (dense + BM25 of the question) ranks first."""
+        if not hasattr(self.search, "first_stage") or not hasattr(self.search, "encode_queries"):
+            return []
+        hits = self.search.first_stage([question], self.search.encode_queries([question]))[0][:k]
+        return list(dict.fromkeys(title_name(self.index.docs[h.id].title) for h in hits if self.index.docs[h.id].title))
+
     def passages(self, entity: str) -> list[str]:
         """Passages titled ``entity`` and BM25 hits of its name that mention it."""
         ids = list(self.titles.get(fold_name(entity), []))

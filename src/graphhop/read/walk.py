@@ -14,7 +14,8 @@ is walked relation by relation:
   the BM25 hits of its name that mention it.
 * A question's **relation words** are its content words (Snowball stems; agent nouns reduced:
   ``director`` -> ``direct``) that are not in its entity names nor comparatives.
-* The **walk** starts at the question's entities (names and index titles it mentions) and follows
+* The **walk** starts at the question's entities (names and index titles it mentions; a question naming none: the
+  title of the first stage's best passage, :meth:`SentenceGraph.described`) and follows
   edges whose relation words meet the question's, up to ``max_hops``; every hop must meet at least
   one of them (a hop that meets only words already used costs ``reuse_penalty``). The bridge entity of
   each hop is what the next hop starts from: the question with ``the director of X`` read as
@@ -297,7 +298,7 @@ class WalkReader:
         from graphhop.read.text_qa import Reading
         from graphhop.graph import TextPath
 
-        entities = self.graph.entities(question)
+        entities = self.graph.entities(question) or self.graph.described(question)  # a question naming none
         relations, answer_types, bridge_types = question_words(question, entities)
         wanted = relations | bridge_types
         if not entities or not (wanted | answer_types or self.matcher is not None):
