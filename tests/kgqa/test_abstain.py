@@ -103,3 +103,28 @@ def test_fewer_wrong_answers_on_a_selection_kb() -> None:
         return (sum(r["hits1"] for r in rows), sum(not r["hits1"] and not r["abstained"] for r in rows))
     (right_off, wrong_off), (right_on, wrong_on) = counts(off), counts(on)
     assert wrong_on <= wrong_off - 4 and right_on >= right_off - 4
+
+
+def test_ask_cli_shows_the_withheld_guess_and_option_answers_it(tmp_path: Path) -> None:
+    """`graphhop ask` prints the guess it withholds with the reason; `-o abstain=false` answers with it; a malformed
+    `--option` is an input error (one line through the entry point)."""
+    from typer.testing import CliRunner
+
+    from graphhop.cli import app
+    from graphhop.core import Fact, InputError
+    from graphhop.index.directory import build_index, documents_from_facts
+    from graphhop.kb.loaders import iter_triples
+
+    facts = [Fact(t.head, t.relation, t.tail, id=f"p{i}") for i, t in enumerate(iter_triples(DATA / "kg_perfumes" / "kb.tsv"))]
+    idx = build_index(documents_from_facts(facts), tmp_path / "idx", dense=None, progress=False)
+    q = "Bastien Quell trained a few perfumers - which houses do they work at now?"
+    runner = CliRunner()
+    shown = runner.invoke(app, ["ask", q, "--index", str(idx.path)], terminal_width=200)
+    assert shown.exit_code == 0, shown.output
+    assert "(no answer)" in shown.output and "withheld:" in shown.output and "abstain=false" in shown.output
+    answered = runner.invoke(app, ["ask", q, "--index", str(idx.path), "-o", "abstain=false", "--json"])
+    res = json.loads(answered.output.strip().splitlines()[-1])
+    assert res["supported"] and res["answers"]
+    assert res["answers"][0] in shown.output  # the guess shown is the answer given without the confidence
+    bad = runner.invoke(app, ["ask", q, "--index", str(idx.path), "-o", "abstain"])  # main() makes it one line, exit 2
+    assert isinstance(bad.exception, InputError) and "KEY=VALUE" in str(bad.exception)

@@ -52,11 +52,13 @@ def ask(
     llm_template: Optional[str] = typer.Option(None, "--llm-template", help="--method llm: direct, step, forward, backward or edges."),
     llm_shots: Optional[Path] = typer.Option(None, "--llm-shots", help="--method llm: builder dataset folder whose train.jsonl gives few-shot examples."),
     span_model: Optional[Path] = typer.Option(None, "--span-reader", help="Span reader dir (`graphhop train reader`) for plain queries."),
+    pipeline_option: list[str] = typer.Option([], "--option", "-o", help="KEY=VALUE option of the pipeline, repeatable (kgqa: abstain=false answers even where the learned confidence would withhold; `graphhop pipelines` lists the pipelines)."),
     full_graph: bool = typer.Option(False, "--full-graph", help="Print the whole evidence graph, not only the answer's support."),
     max_chars: Optional[int] = typer.Option(None, "--max-question-chars", help="Longest question accepted (default 2,000 or $GRAPHHOP_MAX_QUESTION_CHARS)."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """Answer a question: on facts, the trained KGQA over the whole KB (default); else retrieval -> evidence graph -> operation."""
+    from graphhop.cli.common import key_values
     from graphhop.models.locate import check_model
     from graphhop.questions import check_question
 
@@ -93,7 +95,7 @@ def ask(
     options = {"k": k, "hops": hops, "reader_model": reader_model, "span_model": span_model, "reranker": reranker,
                "rerank_k": rerank_k if reranker else None, "query_generator": query_generator, "bgr_model": bgr_model,
                "ssg_model": ssg_model, "llm_url": llm_url, "llm_model": llm_model, "llm_template": llm_template,
-               "llm_shots": llm_shots}
+               "llm_shots": llm_shots, **key_values(pipeline_option)}
     pipe = build_pipeline(method, kindex, **options)
     _ = pipe.reader  # load the reader now: setup time is reported apart from answering
     setup = time.perf_counter() - t0
@@ -114,6 +116,11 @@ def _print_answer(console: Any, res: AskResult, full_graph: bool = False) -> Non
         extra = f"  [dim]all: {escape(', '.join(res.answers[:10]))}{' ...' if len(res.answers) > 10 else ''}[/]"
     score = f"score {res.score:.3f}" if res.score is not None else "no supported answer"
     console.print(f"[bold green]A:[/] {escape(res.answer or '(no answer)')}  [dim]{score}[/]{extra}")
+    guess = res.trace.get("best_guess") if not res.supported else None
+    if guess:
+        why = res.trace.get("reason", "no supported answer")
+        hint = "; `-o abstain=false` answers it" if "confidence" in res.trace else ""
+        console.print(f"[yellow]withheld:[/] best guess {escape(', '.join(map(str, guess)))}  [dim]({escape(str(why))}{hint})[/]")
     graph = res.graph if full_graph else res.support_graph
     unit = "passages" if res.graph.text_evidence else "facts"
     title = "evidence graph" if full_graph else f"supporting evidence ({len(res.support)} of {len(res.graph)} {unit} in the graph)"

@@ -12,7 +12,7 @@ from rich.table import Table
 
 from graphhop.core import InputError
 
-__all__ = ["console", "err", "print_table", "split_methods", "builder_records", "Threads"]
+__all__ = ["console", "err", "print_table", "split_methods", "builder_records", "key_values", "Threads"]
 
 #: ``--threads`` of the commands that default to every core: one setting for torch, FAISS and
 #: onnxruntime (:func:`graphhop.models.encoder.set_threads`; ``None`` reads ``$GRAPHHOP_THREADS``).
@@ -21,6 +21,17 @@ Threads = Annotated[Optional[int], typer.Option(
 
 console = Console()
 err = Console(stderr=True)
+
+
+def key_values(items: list[str]) -> dict[str, str]:
+    """The ``KEY=VALUE`` items of a repeatable ``--option`` as a dict (a malformed item is an :class:`InputError`)."""
+    out: dict[str, str] = {}
+    for text in items:
+        key, sep, value = text.partition("=")
+        if not sep or not key.strip():
+            raise InputError(f"--option: expected KEY=VALUE (got {text!r})")
+        out[key.strip()] = value.strip()
+    return out
 
 
 def split_methods(methods: str) -> list[str]:

@@ -9,6 +9,7 @@ from typing import Any, Callable, Optional
 
 import typer
 
+from graphhop.cli.common import key_values
 from graphhop.core import InputError
 
 __all__ = ["register", "eval_qa", "train_kgqa", "support_triples"]
@@ -86,7 +87,7 @@ def eval_qa(
         raise InputError(f"--hops must be in 1..4 (got {hops})")
     if threads < 1:
         raise InputError(f"--threads must be at least 1 (got {threads})")
-    extra = dict(_key_value(o) for o in option)
+    extra = key_values(option)
     set_threads(threads)
     rows: list[dict[str, Any]] = []
     used: list[str] = []
@@ -100,14 +101,6 @@ def eval_qa(
         print(json.dumps(out, ensure_ascii=False))
         return
     _print_summary(out)
-
-
-def _key_value(text: str) -> tuple[str, str]:
-    """``KEY=VALUE`` of ``--option``."""
-    key, sep, value = text.partition("=")
-    if not sep or not key.strip():
-        raise InputError(f"--option: expected KEY=VALUE (got {text!r})")
-    return key.strip(), value.strip()
 
 
 def _write_lines(path: Path, lines: list[str]) -> None:
