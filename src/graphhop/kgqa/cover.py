@@ -124,9 +124,10 @@ def subject_of_named_verb(kgqa: Any, reading: Any, text: str) -> bool:
     """Whether the asked noun is the subject of a verb that names the last relation of the reading's best path
     ("which **journalists write for** X" over ``^writes for``, "which **trains run on** lines ..." over ``... →
     ^runs on``; a passive verb after its auxiliaries: "which **wines are made** from X" over ``^made from``; the noun
-    as the object of the verb after the masked subject: "which **pastries** does X **make**" over ``makes``), and the path leads away from the topic: the ends are then what the question asks for by its
-    own words, and answer typing does not move them (MiniLM fits ``journalist`` to the journalists' birth
-    cities better than to them: nw12, nw15). A path that only returns to the topic ("which doctors work at X"
+    as the object of the verb after the masked subject: "which **pastries** does X **make**" over ``makes``), and
+    the path leads away from the topic: the ends are then what the question asks for by its own words, and answer
+    typing does not move them (MiniLM fits ``journalist`` to the journalists' birth cities better than to them:
+    nw12, nw15). A path that only returns to the topic ("which doctors work at X"
     over ``director → works at``) is left to typing and its rivals (hs10)."""
     got, path, verb = type_phrase(text), reading.best, _verb_after_phrase(text) or _verb_after_mask(text)
     if verb is None or path is None or not path.steps or set(path.ends.tolist()) <= set(reading.mention.entities):
