@@ -6,13 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pytest
 
-from graphhop.kgqa.cover import _verb_after_mask, subject_of_named_verb, walk
+from graphhop.kgqa.cover import _verb_after_mask, subject_of_named_verb
 from graphhop.kgqa.end_type import asked_noun
-from graphhop.kgqa.link import masked
-from graphhop.kgqa.pipeline import Reading
 
 FACTS = [
     ("Pale Sill", "made from", "Brannic"), ("Dusk Row", "made from", "Brannic"), ("Old Quay", "made from", "Morvel"),
@@ -30,15 +27,6 @@ def kgqa(kgqa_of: Any) -> Any:
     return kgqa_of(FACTS)
 
 
-def _reading(kgqa: Any, question: str, *relation_paths: tuple[str, ...]) -> Reading:
-    """A reading of ``question`` from its first mention with ``relation_paths`` (``^`` walks back), best first."""
-    mention = kgqa.linker.link(question)[0]
-    ids = {name: i for i, name in enumerate(kgqa.store.relations)}
-    paths = [walk(kgqa.store, mention.entities, [(ids[r.lstrip("^")], not r.startswith("^")) for r in rp], 1.0)
-             for rp in relation_paths]
-    return Reading(mention, masked(question, [mention]), paths, np.full(len(paths), 1.0 / len(paths)))
-
-
 @pytest.mark.parametrize("text, noun", [
     ("how many different engineers designed the dams x operates", "engineer"),
     ("which distinct beers are brewed in x", "beer"), ("how many various pastries does x make", "pastry"),
@@ -48,19 +36,19 @@ def test_a_quantifying_adjective_is_not_the_asked_noun(text: str, noun: str) -> 
     assert asked_noun(text) == noun
 
 
-def test_a_passive_verb_names_the_last_relation(kgqa: Any) -> None:
+def test_a_passive_verb_names_the_last_relation(kgqa: Any, reading_of: Any) -> None:
     """"which wines are made from X" over ``^made from``: the wines stay (typing does not walk on to the
     wineries' winemakers, whom ``wine`` names only as a prefix of ``winemaker``)."""
-    reading = _reading(kgqa, "Which wines are made from Brannic?", ("^made from",), ("^made from", "produced by"))
+    reading = reading_of(kgqa, "Which wines are made from Brannic?", ("^made from",), ("^made from", "produced by"))
     assert subject_of_named_verb(kgqa, reading, reading.text)
-    other = _reading(kgqa, "Which wines are produced by Halden Estate?", ("^winemaker",))
+    other = reading_of(kgqa, "Which wines are produced by Halden Estate?", ("^winemaker",))
     assert not subject_of_named_verb(kgqa, other, other.text)  # the verb names another relation
 
 
-def test_a_containment_chain_is_left_to_typing(kgqa: Any) -> None:
+def test_a_containment_chain_is_left_to_typing(kgqa: Any, reading_of: Any) -> None:
     """"how many hospitals are located in X": the cities reached are located in X too, and hospitals are located
     in them; the repeated relation is answer typing's to walk."""
-    reading = _reading(kgqa, "Which hospitals are located in Lorvia?", ("^located in",))
+    reading = reading_of(kgqa, "Which hospitals are located in Lorvia?", ("^located in",))
     assert not subject_of_named_verb(kgqa, reading, reading.text)
 
 
@@ -72,9 +60,9 @@ def test_the_verb_after_the_masked_subject(text: str, verb: str | None) -> None:
     assert _verb_after_mask(text) == verb
 
 
-def test_the_object_of_a_named_verb_stays(kgqa: Any) -> None:
+def test_the_object_of_a_named_verb_stays(kgqa: Any, reading_of: Any) -> None:
     """"which pastries does X make" over ``makes``: the pastries stay (not walked on to who created them)."""
-    reading = _reading(kgqa, "Which pastries does Bakery Oduna make?", ("makes",), ("makes", "created by"))
+    reading = reading_of(kgqa, "Which pastries does Bakery Oduna make?", ("makes",), ("makes", "created by"))
     assert subject_of_named_verb(kgqa, reading, reading.text)
-    other = _reading(kgqa, "Which pastries does Bakery Oduna make?", ("located in",))
+    other = reading_of(kgqa, "Which pastries does Bakery Oduna make?", ("located in",))
     assert not subject_of_named_verb(kgqa, other, other.text)  # the verb does not name the path's relation
