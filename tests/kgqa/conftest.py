@@ -24,3 +24,22 @@ def kgqa_of() -> Callable[..., Any]:
             built[key] = KGQA(KGStore.from_facts(facts), max_hops=max_hops)
         return built[key]
     return make
+
+
+@pytest.fixture(scope="session")
+def reading_of() -> Callable[..., Any]:
+    """``reading_of(kgqa, question, *relation_paths)``: a reading of ``question`` from its first mention with
+    ``relation_paths`` (``^`` walks back), best first, all equally likely."""
+    import numpy as np
+
+    from graphhop.kgqa.cover import walk
+    from graphhop.kgqa.link import masked
+    from graphhop.kgqa.pipeline import Reading
+
+    def make(kgqa: Any, question: str, *relation_paths: tuple[str, ...]) -> Any:
+        mention = kgqa.linker.link(question)[0]
+        ids = {name: i for i, name in enumerate(kgqa.store.relations)}
+        paths = [walk(kgqa.store, mention.entities, [(ids[r.lstrip("^")], not r.startswith("^")) for r in rp], 1.0)
+                 for rp in relation_paths]
+        return Reading(mention, masked(question, [mention]), paths, np.full(len(paths), 1.0 / len(paths)))
+    return make

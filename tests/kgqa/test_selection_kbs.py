@@ -70,9 +70,11 @@ TYPES = {"plain", "list", "count", "yes/no", "comparison"}
 #: Session 11 (kgw12: things not answered by bare numbers, a plural subject before its verb, a date question keeps its
 #: dates, coverage not moved to a round trip): kg_orchards 21/31, kg_wine 22/31, kg_airlines 23/31, kg_dams 19/32,
 #: kg_perfumes 17/32, kg_videogames 23/31, kg_pharma 20/32 (--hops 4); floors one question less.
+#: Session 12 (kgl12: "how many different X", a passive verb after the asked noun): kg_airlines 24/31 (--hops 4);
+#: floor one question less.
 FLOOR = {"kg_orchards": 0.64, "kg_bakeries": 0.37, "kg_courts": 0.34,
          "kg_breweries": 0.46, "kg_cycling": 0.38, "kg_perfumes": 0.50, "kg_dams": 0.56,
-         "kg_wine": 0.67, "kg_airlines": 0.70,
+         "kg_wine": 0.67, "kg_airlines": 0.74,
          "kg_videogames": 0.70, "kg_peaks": 0.70, "kg_pharma": 0.59, "kg_fashion": 0.54,
          "kg_rivers": 0.96, "kg_software": 0.96, "kg_books": 0.95, "kg_music": 0.96,
          "kg_railways": 0.96, "kg_hospitals": 0.96, "kg_space": 0.96, "kg_newspapers": 0.96}

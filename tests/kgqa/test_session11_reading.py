@@ -6,13 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pytest
 
 from graphhop.kgqa.compare import _dated
-from graphhop.kgqa.cover import _home_not_asked, cut_to_verb, walk, walked_back, who_cut
-from graphhop.kgqa.link import masked
-from graphhop.kgqa.pipeline import Reading
+from graphhop.kgqa.cover import _home_not_asked, cut_to_verb, walked_back, who_cut
 
 FACTS = [
     ("Ember Atlas", "sequel of", "Hollow Tide"), ("Hollow Tide", "written by", "Lusa Merrow"),
@@ -39,49 +36,40 @@ def kgqa(kgqa_of: Any) -> Any:
     return kgqa_of(FACTS)
 
 
-def _reading(kgqa: Any, question: str, *relation_paths: tuple[str, ...]) -> Reading:
-    """A reading of ``question`` from its first mention with ``relation_paths`` (``^`` walks back), best first."""
-    mention = kgqa.linker.link(question)[0]
-    ids = {name: i for i, name in enumerate(kgqa.store.relations)}
-    paths = [walk(kgqa.store, mention.entities, [(ids[r.lstrip("^")], not r.startswith("^")) for r in rp], 1.0)
-             for rp in relation_paths]
-    return Reading(mention, masked(question, [mention]), paths, np.full(len(paths), 1.0 / len(paths)))
-
-
 def _names(kgqa: Any, path: Any) -> list[str]:
     return [kgqa.store.entities[e] for e in path.ends.tolist()]
 
 
-def test_a_who_answer_is_cut_back_from_a_city_to_the_person(kgqa: Any) -> None:
-    reading = _reading(kgqa, "Who wrote the book that Ember Atlas is a sequel of?",
-                       ("sequel of", "written by", "born in"), ("sequel of", "written by"))
+def test_a_who_answer_is_cut_back_from_a_city_to_the_person(kgqa: Any, reading_of: Any) -> None:
+    reading = reading_of(kgqa, "Who wrote the book that Ember Atlas is a sequel of?",
+                         ("sequel of", "written by", "born in"), ("sequel of", "written by"))
     cut = who_cut(kgqa, reading, reading.text)
     assert cut is not None and _names(kgqa, cut) == ["Lusa Merrow"]
-    what = _reading(kgqa, "What city was the writer of the book Ember Atlas is a sequel of born in?",
-                    ("sequel of", "written by", "born in"), ("sequel of", "written by"))
+    what = reading_of(kgqa, "What city was the writer of the book Ember Atlas is a sequel of born in?",
+                      ("sequel of", "written by", "born in"), ("sequel of", "written by"))
     assert who_cut(kgqa, what, what.text) is None  # not a who question
 
 
-def test_the_scorers_walk_back_counts_peers_of_a_described_topic(kgqa: Any) -> None:
-    reading = _reading(kgqa, "which books did the author of The Salt Ledger write", ("written by",),
-                       ("written by", "^written by"))
+def test_the_scorers_walk_back_counts_peers_of_a_described_topic(kgqa: Any, reading_of: Any) -> None:
+    reading = reading_of(kgqa, "which books did the author of The Salt Ledger write", ("written by",),
+                         ("written by", "^written by"))
     back = walked_back(kgqa, reading, reading.text)
     assert back is not None and _names(kgqa, back) == ["Winter Orchard"]
-    plain = _reading(kgqa, "which books did The Salt Ledger inspire", ("written by",), ("written by", "^written by"))
+    plain = reading_of(kgqa, "which books did The Salt Ledger inspire", ("written by",), ("written by", "^written by"))
     assert walked_back(kgqa, plain, plain.text) is None  # the topic is not described "of X"
 
 
-def test_a_hop_past_the_asked_verbs_relation_is_cut(kgqa: Any) -> None:
-    reading = _reading(kgqa, "which trains were built by the manufacturer of the Night Heron",
-                       ("built by", "^built by", "runs on"))
+def test_a_hop_past_the_asked_verbs_relation_is_cut(kgqa: Any, reading_of: Any) -> None:
+    reading = reading_of(kgqa, "which trains were built by the manufacturer of the Night Heron",
+                         ("built by", "^built by", "runs on"))
     cut = cut_to_verb(kgqa, reading, reading.text)
     assert cut is not None and [kgqa.store.relations[r] for r, _ in cut.steps] == ["built by", "built by"]
-    ends = _reading(kgqa, "which trains were built by the manufacturer of the Night Heron", ("built by", "^built by"))
+    ends = reading_of(kgqa, "which trains were built by the manufacturer of the Night Heron", ("built by", "^built by"))
     assert cut_to_verb(kgqa, ends, ends.text) is None  # the best path already ends by the verb's relation
 
 
-def test_a_comparative_of_dates_compares_dates(kgqa: Any) -> None:
-    sides = [_reading(kgqa, f"{name} founded", ("number of beds",), ("year founded",))
+def test_a_comparative_of_dates_compares_dates(kgqa: Any, reading_of: Any) -> None:
+    sides = [reading_of(kgqa, f"{name} founded", ("number of beds",), ("year founded",))
              for name in ("Riverside Clinic", "Ostra Hospital")]
     numeric = [{p.steps: (p, 0.5) for p in r.paths} for r in sides]
     shared = list(numeric[0])
@@ -90,13 +78,13 @@ def test_a_comparative_of_dates_compares_dates(kgqa: Any) -> None:
     assert _dated(kgqa, "Which hospital is bigger, Riverside Clinic or Ostra Hospital?", shared, numeric) == shared
 
 
-def test_a_path_back_home_to_a_topic_of_another_kind_is_no_answer(kgqa: Any) -> None:
+def test_a_path_back_home_to_a_topic_of_another_kind_is_no_answer(kgqa: Any, reading_of: Any) -> None:
     """``^published in → owned by → headquartered in`` returns to the city X; "which **newspapers**" fits the exact
     ``^headquartered in → ^owned by``'s ends better: that path is no detour to keep (nw18). With no type noun the
     topic may be the answer ("who is the spouse of the parent of X's kid", PQ-3H)."""
     question = "which newspapers are owned by the media group headquartered in Tevel"
-    reading = _reading(kgqa, question, ("^published in", "owned by", "headquartered in"))
-    exact = _reading(kgqa, question, ("^headquartered in", "^owned by")).best
+    reading = reading_of(kgqa, question, ("^published in", "owned by", "headquartered in"))
+    exact = reading_of(kgqa, question, ("^headquartered in", "^owned by")).best
     assert _home_not_asked(kgqa, reading, reading.text, exact)
-    plain = _reading(kgqa, "who owns the group headquartered in Tevel", ("^published in", "owned by", "headquartered in"))
+    plain = reading_of(kgqa, "who owns the group headquartered in Tevel", ("^published in", "owned by", "headquartered in"))
     assert not _home_not_asked(kgqa, plain, plain.text, exact)

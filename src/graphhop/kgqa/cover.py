@@ -123,17 +123,45 @@ def lure_cut(kgqa: Any, reading: Any, noun: str | None) -> tuple[RelPath, dict[s
 def subject_of_named_verb(kgqa: Any, reading: Any, text: str) -> bool:
     """Whether the asked noun is the subject of a verb that names the last relation of the reading's best path
     ("which **journalists write for** X" over ``^writes for``, "which **trains run on** lines ..." over ``... →
-    ^runs on``), and the path leads away from the topic: the ends are then what the question asks for by its
-    own words, and answer typing does not move them (MiniLM fits ``journalist`` to the journalists' birth
-    cities better than to them: nw12, nw15). A path that only returns to the topic ("which doctors work at X"
+    ^runs on``; a passive verb after its auxiliaries: "which **wines are made** from X" over ``^made from``; the noun
+    as the object of the verb after the masked subject: "which **pastries** does X **make**" over ``makes``), and
+    the path leads away from the topic: the ends are then what the question asks for by its own words, and answer
+    typing does not move them (MiniLM fits ``journalist`` to the journalists' birth cities better than to them:
+    nw12, nw15). A path that only returns to the topic ("which doctors work at X"
     over ``director → works at``) is left to typing and its rivals (hs10)."""
-    got, path = type_phrase(text), reading.best
-    verb = got.verb if got is not None else None
+    got, path, verb = type_phrase(text), reading.best, _verb_after_phrase(text) or _verb_after_mask(text)
     if verb is None or path is None or not path.steps or set(path.ends.tolist()) <= set(reading.mention.entities):
         return False
     words = kgqa.relation_words
     named = words.asked(verb)
-    return bool(named) and words.covered(named, path.steps[-1:]) > 0
+    if not named or words.covered(named, path.steps[-1:]) == 0:
+        return False
+    return got.verb is not None or not _walks_on(kgqa.store, path)
+
+
+#: Auxiliaries between the asked type's phrase and the masked subject of its verb: "which pastries **does** X make".
+_DO = frozenset("does do did has have had".split())
+
+
+def _verb_after_mask(text: str) -> str | None:
+    """The verb whose object the asked type's phrase names: "which **pastries** does X **make**" (an auxiliary, the
+    masked entity, then the verb); None otherwise."""
+    got = type_phrase(text)
+    if got is None or got.noun is None:
+        return None
+    toks, i = got.tokens, got.end
+    if i + 2 < len(toks) and toks[i] in _DO and toks[i + 1] == "x" and toks[i + 2].isalpha():
+        return toks[i + 2]
+    return None
+
+
+def _walks_on(store: Any, path: RelPath) -> bool:
+    """Whether the last step's relation may be walked again from the path's ends, the same way ("how many
+    hospitals are located in X" over ``^located in``: the cities reached are themselves where hospitals are
+    located): a containment chain, left to answer typing's repeated-relation move."""
+    rel, fwd = path.steps[-1]
+    starts = {a for a, _ in relation_pairs(store, rel, fwd)}
+    return any(e in starts for e in path.ends.tolist())
 
 
 #: Auxiliaries passed between the asked type's phrase and its (passive) verb: "which trains **were** built by".

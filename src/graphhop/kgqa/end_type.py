@@ -48,8 +48,10 @@ _ASK = frozenset("which what name list".split())
 #: is often a verb (``how many cities lie on``, ``which rivers rise at``).
 _AUX = frozenset("does do did is was are were has have had".split())
 _PREP = frozenset("in of for from at on by with".split())
-#: Words between the cue (``which``, ``how many``, ...) and the type phrase.
-_SKIP = frozenset("s is was are were the a an kind type sort of does do did".split())
+#: Words between the cue (``which``, ``how many``, ...) and the type phrase; with them the adjectives that say
+#: the things are told apart, not what they are ("how many **different** engineers designed ...": the type is
+#: ``engineer``, not ``different``; session 12, kgl12).
+_SKIP = frozenset("s is was are were the a an kind type sort of does do did different distinct various separate".split())
 #: Adjective endings: in ``what is the highest point`` / ``official languages`` the noun is the next word.
 _ADJ_ENDINGS = ("est", "ial", "nal", "ous", "ive", "ful", "ern", "ese", "ish")
 _STRIP = "?,.!;:'\"()"
