@@ -23,13 +23,17 @@ __all__ = ["asks_list", "asks_people", "split_list", "list_items", "margin_items
 
 def asks_list(question: str) -> bool:
     """Whether ``question`` asks for every item of a plural type (``Which paintings ...``, ``What ships ...``,
-    ``Name the ships ...``)."""
+    ``Name the ships ...``, ``At which universities ...``, ``Which Sawdust Academy graduates ...``, ``Who were the
+    apprentices ...``); a question after a sentence of context is read from its last sentence."""
     from graphhop.read.facts import answer_type
 
+    question = re.split(r"(?<=[.!])\s+(?=[A-Z])", question.strip())[-1]
     named = re.match(r"^\s*(?:name|list) the (\w+)", question, re.I)
-    asked = [named[1]] if named else (answer_type(question) or "").split()
-    return bool(named or re.match(r"^\s*(?:which|what)\b", question, re.I)) \
-        and bool(asked) and asked[0].endswith("s") and not asked[0].endswith(("ss", "us", "is"))
+    people = re.match(r"^\s*(?i:who) (?:were|are|have been) the (?:[a-z]+ )?([a-z]+)\b", question)
+    unnamed = re.sub(r"(?<=\w )[A-Z][\w'&-]*\s*", "", question)  # ``Which Sawdust Academy graduates`` -> ``graduates``
+    asked = [(named or people)[1]] if named or people else (answer_type(unnamed) or "").split()
+    asks = bool(named or people or re.match(r"^\s*(?:(?:at|in|on|from|for|to|by|with|into) )?(?:which|what)\b", question, re.I))
+    return asks and bool(asked) and asked[0].endswith("s") and not asked[0].endswith(("ss", "us", "is"))
 
 
 def asks_people(question: str) -> bool:
@@ -50,12 +54,20 @@ def _same(a: str, b: str) -> bool:
 
 def list_items(qa: Any, question: str, readings: Sequence[Reading], best: Reading
                ) -> tuple[Reading, list[str], list[str]]:
-    """A list question's best reading, items and support (``qa``: the :class:`~graphhop.read.text_qa.TextQA`)."""
+    """A list question's best reading, items and support (``qa``: the :class:`~graphhop.read.text_qa.TextQA`); the
+    items are of the best's kind: numbers when the best is a number, else no number (``Its holders include Oda Fenn
+    (1930) and Gideon Holloway``: not ``1930``); the support of a list is every path on which the reader finds one of its
+    items (margin above ``min_margin``), not only the first."""
+    numbers = is_number(best.text)
+    readings = [r for r in readings if is_number(r.text) == numbers]
     if any(r.type_fit >= 1.0 for r in readings):
         best, items, support = typed_items(qa, readings, best)
     else:
         items, support = margin_items(qa, readings, best, qa.list_margin)
     items, support = sibling_items(qa, question, readings, best, items, support)
+    if len(items) > 1:  # every path on which the reader finds a kept item (``Two volcanoes dominate it: A ... and B``)
+        support += [d for r in readings if r.margin > qa.min_margin and any(_same(r.text, i) for i in items)
+                    for d in r.path if d not in support]
     stated = [d for item in items for d in qa.stating(question, item)] if len(items) > 1 else []
     return best, items, list(dict.fromkeys((*support, *stated)))  # ``Two volcanoes dominate it: A ... and B``
 
