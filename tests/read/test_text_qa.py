@@ -91,12 +91,13 @@ def test_an_option_that_describes_its_entity_by_a_clause():
 def test_typed_list_items_are_kept_by_hop_count_not_by_how_many_passages_support_them():
     """A one-hop item whose support also cites its source's own passage (two passages) is read as far as a one-hop
     item with one passage; a two-hop item is not."""
+    from graphhop.read.text_lists import typed_items
     from graphhop.read.text_qa import Reading, TextQA
 
     qa = TextQA(retriever=None, reader=object())
     top = Reading("Ardmore Light", 2.0, ("p1",), 2.0, type_fit=1.0, hops=1)
     cited = Reading("Skerry Light", 1.8, ("p2", "p3"), 1.8, type_fit=1.0, hops=1)   # own passage p2 + the hop's p3
     far = Reading("Relief", 1.9, ("p1", "p4"), 1.9, type_fit=1.0, hops=2)
-    best, items, support = qa._typed_items([top, cited, far], top)
+    best, items, support = typed_items(qa, [top, cited, far], top)
     assert best.text == "Ardmore Light" and items == ["Ardmore Light", "Skerry Light"]
     assert support == ["p1", "p2", "p3"]

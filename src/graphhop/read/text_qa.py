@@ -43,6 +43,7 @@ from graphhop.models.span_head import FrozenSpanReaderModel
 from graphhop.kb.names import fold_name, name_mentions, name_spans
 from graphhop.read.numbers import is_number, parse_value
 from graphhop.read.ops import _AGE
+from graphhop.read.text_lists import _same, asks_list, asks_people, list_items, margin_items, split_list
 from graphhop.read.text_forms import (asks_amount, denied_item, is_entity_name, is_time_span, negated_question,
                                        titled_name)
 
@@ -77,22 +78,6 @@ class TextAnswer:
     trace: dict[str, Any] = field(default_factory=dict)
 
 
-def asks_list(question: str) -> bool:
-    """Whether ``question`` asks for every item of a plural type (``Which paintings ...``, ``What ships ...``,
-    ``Name the ships ...``)."""
-    from graphhop.read.facts import answer_type
-
-    named = re.match(r"^\s*(?:name|list) the (\w+)", question, re.I)
-    asked = [named[1]] if named else (answer_type(question) or "").split()
-    return bool(named or re.match(r"^\s*(?:which|what)\b", question, re.I)) \
-        and bool(asked) and asked[0].endswith("s") and not asked[0].endswith(("ss", "us", "is"))
-
-
-def asks_people(question: str) -> bool:
-    """Whether ``question`` asks for every person of a kind (``Which people are named as winners of X?``)."""
-    return bool(re.match(r"^\s*(?:which|what) (?:people|persons|men|women|children)\b", question, re.I))
-
-
 #: Comparatives read as the adjective a passage writes (``longer`` -> ``long``: ``214 kilometres long``).
 _POSITIVE = {"longer": "long", "shorter": "short", "taller": "tall", "higher": "high", "lower": "low", "bigger": "big",
              "smaller": "small", "larger": "large", "wider": "wide", "deeper": "deep", "heavier": "heavy"}
@@ -116,12 +101,6 @@ def _age_question(question: str, name: str) -> list[str]:
     if "born" in words or (words & _AGE and re.match(r"^\s*(?:who|whose)\b", question, re.I)):
         return [f"When was {name} born?"]
     return [f"When was {name} founded?"] if words & _AGE else []
-
-
-def split_list(text: str) -> list[str]:
-    """``"A, B and C"`` -> ``["A", "B", "C"]``."""
-    parts = re.split(r",(?!\d{3}(?!\d))\s*|\s+and\s+|\s*;\s*", text.strip(" ."))
-    return [p.strip() for p in parts if p.strip()]
 
 
 class PathReader:
@@ -204,11 +183,6 @@ def _is_name(option: str) -> bool:
     return len(names) == 1 and bare[0] == bare[1]
 
 
-def _same(a: str, b: str) -> bool:
-    fa, fb = fold_name(a), fold_name(b)
-    return bool(fa and fb) and (fa == fb or f" {fa} " in f" {fb} " or f" {fb} " in f" {fa} ")
-
-
 def _mentions_option(reading: Reading, option: str, qa: "TextQA") -> bool:
     """Whether the reading's path is about ``option``: a passage of it mentions the option's name
     (an option that describes its entity, ``the director of X``, needs its name ``X``)."""
@@ -288,56 +262,12 @@ class TextQA:
         best = self._best(readings)
         if best is None or best.margin <= self.min_margin:
             return self._result(kind, paths, best, question, {"paths": len(paths)})
-        if listing and any(r.type_fit >= 1.0 for r in readings):
-            best, items, support = self._typed_items(readings, best)
-        else:
-            items, support = self._items(readings, best, self.list_margin)
         if listing:
-            items, support = self._siblings(question, readings, best, items, support)
-            stated = [d for item in items for d in self.stating(question, item)] if len(items) > 1 else []
-            support = list(dict.fromkeys((*support, *stated)))  # ``Two volcanoes dominate it: A ... and B``
+            best, items, support = list_items(self, question, readings, best)
+        else:
+            items, support = margin_items(self, readings, best, self.list_margin)
         return self._result(kind, paths, best, question, {"paths": len(paths), "items": items}, answers=items,
                             support=support if len(items) > 1 else None)
-
-    def _siblings(self, question: str, readings: Sequence[Reading], best: Reading, items: list[str],
-                  support: list[str]) -> tuple[list[str], list[str]]:
-        """A list's items read off the same entity as its best item (walk reader): the other answers (names when the
-        best is a name) within ``sibling_margin`` of the best, with a type fit at most ``sibling_fit`` under the best's
-        (or under .5 when the text names the best as the asked type), read in the best's own
-        sentence from the same entity (``Its crews went out to the steamer Castellan in 1889 and to the barque
-        Harwick Maid in 1894``), or read straight off an entity the question names (``Fennimore Black ... was cut
-        by his apprentice Hale Tobbin``, in another passage than ``Tobbin Roman ... completed by Hale Tobbin``)."""
-        graph = getattr(self.reader, "graph", None)
-        if graph is None or not best.holder:
-            return items, support
-        asked = [fold_name(e) for e in graph.entities(question)]
-        numbers = is_number(best.text)
-        items, support = list(items), list(support)
-        for r in sorted(readings, key=lambda r: -r.margin):
-            if r.margin < best.margin - self.sibling_margin or r.type_fit < min(best.type_fit, 0.5) - self.sibling_fit \
-                    or is_number(r.text) != numbers or any(_same(r.text, seen) for seen in items):
-                continue
-            if (r.sentence == best.sentence and _same(r.holder, best.holder)) or fold_name(r.holder) in asked:
-                items.append(r.text)
-                support += [d for d in r.path if d not in support]
-        return items, support
-
-    def _typed_items(self, readings: Sequence[Reading], best: Reading) -> tuple[Reading, list[str], list[str]]:
-        """A list question's items (walk reader): the answers the text names as the asked type (type fit 1),
-        read over as many hops as the best of them, within ``typed_margin`` of it."""
-        typed = [r for r in readings if r.type_fit >= 1.0]
-        top = max(typed, key=lambda r: r.margin)
-        if top.margin < best.margin - self.typed_margin:
-            top = best
-        kept = [r for r in typed if r.hops == top.hops and r.margin >= top.margin - self.typed_margin]
-        items: list[str] = []
-        support: dict[str, None] = dict.fromkeys(top.path)
-        for r in [top] + sorted(kept, key=lambda r: -r.margin):
-            if not any(_same(r.text, seen) for seen in items):
-                items.append(r.text)
-                support.update(dict.fromkeys(r.path))
-        return Reading(top.text, max(top.margin, best.margin), top.path, top.path_score, top.sentence, top.holder,
-                       top.type_fit, top.hops), items, list(support)
 
     def _titled(self, name: str) -> list[str]:
         """Passages titled ``name`` (via the retriever's entity links, when it has them)."""
@@ -345,19 +275,6 @@ class TextQA:
         if links is None or not links.titled:
             return []
         return list(links._names.get(fold_name(name), []))
-
-    def _items(self, readings: Sequence[Reading], best: Reading, margin: float) -> tuple[list[str], list[str]]:
-        """Distinct answers (list spans split into items) of the readings within ``margin`` of the
-        best, best first, and the union of their supports (the best reading's first)."""
-        kept = [r for r in readings if r.margin >= best.margin - margin and r.margin > self.min_margin]
-        items: list[str] = []
-        support: dict[str, None] = dict.fromkeys(best.path)
-        for r in [best] + sorted(kept, key=lambda r: -r.margin):
-            for item in split_list(r.text):
-                if not any(_same(item, seen) for seen in items):
-                    items.append(item)
-                    support.update(dict.fromkeys(r.path))
-        return items, list(support)
 
     def _comparison(self, question: str) -> TextAnswer:
         from graphhop.kgqa.compare import split_choice

@@ -1,0 +1,48 @@
+"""List questions over text (graphhop.read.text_lists): which questions ask a list, and which readings are items."""
+
+from graphhop.read.text_lists import asks_list, list_items
+from graphhop.read.text_qa import Reading, TextQA
+
+
+def test_a_list_is_asked_after_a_preposition_past_names_and_by_who_were_the_plural():
+    assert asks_list("At which universities did Rosalind Feyr study or teach?")
+    assert asks_list("In which towns can you see the clocks of her pupils today?")
+    assert asks_list("Which Sawdust Academy graduates have won awards?")
+    assert asks_list("Who were the apprentices Jessamy Crane took on?")
+    assert asks_list("Who were the first captains of the ferries?")
+    assert asks_list("Two relatives wrote to each other. At which glassworks did they work?")
+    assert not asks_list("In which country was the painter of the Mona Lisa born?")
+    assert not asks_list("In what year did Corin Dask set up his school?")
+    assert not asks_list("Who was the first captain of the ferry?")
+    assert not asks_list("Which river flows past the shipyard?")
+
+
+class _Stub(TextQA):
+    def stating(self, text: str, answer: str) -> list[str]:
+        return []
+
+
+def test_a_list_of_names_keeps_no_number_read_in_the_same_sentence():
+    """``Its holders include Oda Fenn (1930) and Gideon Holloway``: the years are no holders."""
+    qa = _Stub(retriever=None, reader=object(), list_margin=0.1)
+    sentence = "Its holders include Oda Fenn (1930) and Gideon Holloway, who received it in 1932."
+    rs = [Reading("Gideon Holloway", 0.47, ("p18",), 0.47, sentence, "Gold Compass", 0.17, 1),
+          Reading("Oda Fenn", 0.44, ("p18",), 0.44, sentence, "Gold Compass", 0.12, 1),
+          Reading("1930", 0.38, ("p18",), 0.38, sentence, "Gold Compass", 0.0, 1),
+          Reading("1932", 0.38, ("p19",), 0.38, sentence, "Gold Compass", 0.0, 1)]
+    best, items, support = list_items(qa, "Which Gold Compass holders?", rs, rs[0])
+    assert items == ["Gideon Holloway", "Oda Fenn"] and support == ["p18"]
+    best, items, support = list_items(qa, "In which years?", rs[2:], rs[2])
+    assert items == ["1930", "1932"] and support == ["p18", "p19"]
+
+
+def test_a_list_keeps_the_support_of_every_reading_of_its_items():
+    """``Two volcanoes dominate it: Mount Skarroth ... and Hekkavar`` (p02) reads an item again on a longer path: its
+    passage joins the support; a reading the reader does not find an answer in (margin <= 0) does not."""
+    qa = _Stub(retriever=None, reader=object(), list_margin=0.1)
+    rs = [Reading("Hekkavar", 1.03, ("p06",), 1.03, "s1", "Orvanna", 1.0, 1),
+          Reading("Mount Skarroth", 0.73, ("p05",), 0.73, "s2", "Orvanna", 1.0, 1),
+          Reading("Mount Skarroth", 0.63, ("p01", "p02"), 0.63, "s3", "Two", 1.0, 2),
+          Reading("Hekkavar", -0.2, ("p09",), -0.2, "s4", "Orvanna", 1.0, 1)]
+    best, items, support = list_items(qa, "Which volcanoes are on Orvanna?", rs, rs[0])
+    assert items == ["Hekkavar", "Mount Skarroth"] and support == ["p06", "p05", "p01", "p02"]
