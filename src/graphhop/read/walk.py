@@ -334,7 +334,7 @@ class WalkReader(AnswerTypes):
         if not self.own_passages:
             return st.path
         for edge in st.edges:
-            own = self.graph.titles.get(fold_name(edge.source), [])[:1]
+            own = self.graph.own(edge.source)[:1]  # ``Wendrell``: the passage ``Wendrell Mine``
             if own and own[0] not in out and not is_number(edge.target) \
                     and any(find_name(s, edge.target) for s in self.graph.sentences(own[0])):
                 out.insert(out.index(edge.doc), own[0])
