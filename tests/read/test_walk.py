@@ -405,3 +405,16 @@ def test_a_question_naming_no_entity_starts_from_the_passage_the_first_stage_ran
     best = max(readings, key=lambda r: r.margin)
     assert best.text == "Kestmark" and best.path == ("c1", "c2")
     assert reader.graph.described("Who made the Harbour Clock?")[0] == "Harbour Clock"
+
+
+def test_a_hop_from_a_shortened_name_cites_the_passage_titled_with_it_and_one_word_more():
+    docs = [_Doc("m1", "Wendrell Mine", "Wendrell Mine lay near Dunhollow. The Tolvane Company owned it."),
+            _Doc("m2", "Tolvane Company", "The Tolvane Company owned two mines, Wendrell and Carrack."),
+            _Doc("m3", "Carrack Vein", "Carrack Vein was a copper mine."),
+            _Doc("m4", "Harl Bridge", "Harl Bridge crosses the Sorn."),
+            _Doc("m5", "Harl Tower", "Harl Tower stands in Dunhollow.")]
+    reader = WalkReader(_Search(docs), encoder=object())
+    assert reader.graph.own("Wendrell") == ["m1"] and reader.graph.own("Wendrell Mine") == ["m1"]
+    assert reader.graph.own("Harl") == [] and reader.graph.own("Carrack") == ["m3"]  # two titles `Harl ...`: neither
+    hops = [s for s in reader.walk(["Wendrell"], frozenset({word_key("owned")})) if s.entity == "Tolvane Company"]
+    assert hops and hops[0].edges[0].doc == "m2" and reader.support(hops[0]) == ("m1", "m2")  # m1 names the company

@@ -162,6 +162,10 @@ class SentenceGraph:
             links = EntityLinks(self.index)
         self.links = links
         self._surname = {w: next(iter(keys)) for w, keys in last.items() if len(keys) == 1 and w not in self.titles}
+        heads: dict[str, set[str]] = {}  # a title without its last word (``wendrell`` of ``wendrell mine``)
+        for key in (k for k in self.titles if " " in k):
+            heads.setdefault(key.rsplit(" ", 1)[0], set()).add(key)
+        self._headless = {k: next(iter(v)) for k, v in heads.items() if len(v) == 1 and k not in self.titles}
         self._edges: dict[str, list[Edge]] = {}
         self._sentences: dict[str, list[str]] = {}
         self._surface: dict[str, dict[str, str]] = {}
@@ -178,6 +182,16 @@ class SentenceGraph:
         """Whether ``name`` is an index title, as :meth:`resolve` reads it (``Titanic`` for ``The Titanic``)."""
         key = fold_name(name)
         return any(k in self.titles for k in (key, f"the {key}", self._surname.get(key, "")))
+
+    def own(self, name: str) -> list[str]:
+        """The passages titled with ``name``: its own, as :meth:`resolve` reads it, or else the one title that is
+        ``name`` and one word more (``Wendrell`` for ``Wendrell Mine``, ``Skerrow Rock`` for ``Skerrow Rock
+        Lighthouse``: a name a sentence shortens)."""
+        key = fold_name(name)
+        for k in (key, f"the {key}", self._surname.get(key, ""), self._headless.get(key, "")):
+            if k in self.titles:
+                return self.titles[k]
+        return []
 
     def entities(self, question: str) -> list[str]:
         """The question's entities: its proper names and the index titles it mentions (resolved)."""
