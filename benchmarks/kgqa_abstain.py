@@ -26,6 +26,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from graphhop.io import atomic_write_text
 from graphhop.kgqa.abstain import FEATURES, Confidence, features, fit_logistic
 from graphhop.kgqa.thresholds import choose_threshold
 
@@ -175,7 +176,7 @@ def _fit(args: argparse.Namespace) -> None:
         model = train(rows, l2, only=args.only)
         model.meta = {"fitted_on": sorted({r["set"] for r in rows}), "n": len(rows), "l2": l2,
                       "label": "hits1", "utility": UTILITY, "refit": "benchmarks/kgqa_abstain.py fit"}
-        args.out.write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
+        atomic_write_text(args.out, json.dumps(model.to_json(), indent=1) + "\n")
         print(json.dumps({"threshold": model.threshold, "coef": dict(zip(FEATURES, model.coef.round(3).tolist()))}))
 
 

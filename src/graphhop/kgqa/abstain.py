@@ -21,6 +21,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from graphhop.models.logistic import fit_logistic
+
 __all__ = ["FEATURES", "DEFAULT_PATH", "Confidence", "inputs", "features", "fit_logistic", "withhold"]
 
 #: The shipped model (coefficients, feature means/scales, threshold).
@@ -90,26 +92,6 @@ def features(raw: Mapping[str, Any]) -> np.ndarray:
         math.log1p(int(raw.get("chains") or 0) / max(n, 1)),
         float(asked > 0), 1.0 - int(raw.get("covered") or 0) / asked if asked else 0.0, float(raw.get("unnamed") or 0),
     ], dtype=np.float64)
-
-
-def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1.0, iters: int = 50) -> tuple[np.ndarray, float]:
-    """L2-regularized logistic regression by Newton's method (the intercept is not penalized):
-    ``(coef, intercept)`` for standardized ``x``."""
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    xb = np.hstack([x, np.ones((len(x), 1))])
-    w = np.zeros(xb.shape[1])
-    pen = np.full(xb.shape[1], l2)
-    pen[-1] = 0.0
-    for _ in range(iters):
-        p = 1.0 / (1.0 + np.exp(-(xb @ w)))
-        grad = xb.T @ (p - y) + pen * w
-        hess = (xb * (p * (1 - p))[:, None]).T @ xb + np.diag(pen) + 1e-9 * np.eye(len(w))
-        step = np.linalg.solve(hess, grad)
-        w -= step
-        if np.abs(step).max() < 1e-8:
-            break
-    return w[:-1], float(w[-1])
 
 
 class Confidence:

@@ -58,28 +58,20 @@ class ReadingRanker:
     def fit(cls, x: np.ndarray, y: np.ndarray, l2: float = 1.0, steps: int = 500, card: dict[str, Any] | None = None,
             sample_weight: np.ndarray | None = None) -> "ReadingRanker":
         """Logistic regression (L2 ``l2`` on the standardised weights, Newton steps) of labels ``y`` (0/1) on ``x``."""
+        from graphhop.models.logistic import fit_logistic
+
         mean, std = x.mean(0), x.std(0)
         std = np.where(std > 1e-9, std, 1.0)
-        z = np.hstack([(x - mean) / std, np.ones((len(x), 1))])
-        sw = np.ones(len(x)) if sample_weight is None else sample_weight
-        w = np.zeros(z.shape[1])
-        reg = np.full(z.shape[1], l2)
-        reg[-1] = 0.0
-        for _ in range(steps):
-            p = 1.0 / (1.0 + np.exp(-(z @ w)))
-            grad = z.T @ (sw * (p - y)) + reg * w
-            hess = (z * (sw * p * (1 - p))[:, None]).T @ z + np.diag(reg + 1e-6)
-            step = np.linalg.solve(hess, grad)
-            w -= step
-            if np.abs(step).max() < 1e-8:
-                break
-        return cls(w[:-1], float(w[-1]), mean, std, FEATURES, card)
+        coef, bias = fit_logistic((x - mean) / std, y, l2, iters=steps, sample_weight=sample_weight, jitter=1e-6)
+        return cls(coef, bias, mean, std, FEATURES, card)
 
     def save(self, path: str | Path) -> None:
         """Write the model as JSON (features, weights, bias, standardisation, card)."""
         data = {"features": list(self.features), "weights": self.weights.round(6).tolist(), "bias": round(self.bias, 6),
                 "mean": self.mean.round(6).tolist(), "std": self.std.round(6).tolist(), "card": self.card or {}}
-        Path(path).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        from graphhop.io import atomic_write_text
+
+        atomic_write_text(path, json.dumps(data, indent=1) + "\n")
 
     @classmethod
     def load(cls, path: str | Path = DEFAULT_WEIGHTS) -> "ReadingRanker":
