@@ -31,9 +31,12 @@ TARGET = 0.90
 #: of session 11 (5f55227): kg_libraries 20/31, kg_festivals 23/31.
 #: Session 12 (lead): two more blind domains by two new authors, measured once on the final KG code of session 12
 #: (f518f2e: 4 hops by default, the learned confidence on in `eval-qa`, off here): kg_gardens 19/31, kg_radio 19/31.
+#: Session 13 (lead): two more blind domains by two new authors, measured once on the first main of session 13
+#: (1e653bc, before any change of the session; confidence off here): kg_hotels 20/31, kg_museums 19/31.
 FLOOR = {"kg_companies": 0.79, "kg_football": 0.64, "kg_restaurants": 0.83, "kg_elections": 0.59,
          "kg_operas": 0.49, "kg_shipping": 0.70, "kg_aquariums": 0.51, "kg_schools": 0.70,
-         "kg_libraries": 0.61, "kg_festivals": 0.70, "kg_gardens": 0.58, "kg_radio": 0.58}
+         "kg_libraries": 0.61, "kg_festivals": 0.70, "kg_gardens": 0.58, "kg_radio": 0.58,
+         "kg_hotels": 0.61, "kg_museums": 0.58}
 
 
 @pytest.fixture(scope="module")
