@@ -349,10 +349,17 @@ def _boolean_same(kgqa: Any, question: str, side_a: str, side_b: str, predicate:
                    {"sides": [side_a, side_b], "relation_path": res["relation_path"]})
 
 
+def _past_verb(word: str) -> bool:
+    """Whether a word read as the asked noun is a past-tense verb (``opened``, ``started``; not ``breed``, ``shed``)."""
+    return len(word) > 4 and word.endswith("ed") and not word.endswith("eed")
+
+
 def run_comparison(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict[str, Any]:
     """``..., A or B?``: the side whose value on the shared numeric path wins."""
     prefix, options = split_choice(question)
     noun = "person" if prefix.lower().startswith(("who ", "whom ")) else asked_noun(prefix)
+    if noun is not None and _past_verb(noun):
+        noun = None  # "which opened earlier": ``which`` is the pronoun and ``opened`` its verb, not a type noun
     prefix, texts, noun, by_owner = read_options(prefix, options, noun, lambda t: names_entity(kgqa, t))
     sides = [resolve(kgqa, o, noun) for o in texts]
     if len(options) != 2 or None in sides:
