@@ -193,7 +193,7 @@ def resolve(kgqa: Any, text: str, noun: str | None = None) -> dict[str, Any] | N
     if mention.start == 2 and toks[0] in ("the", "a", "an") and toks[1].isalpha():
         noun = singular(toks[1])  # "the drug X makes": the side names its own type, right before its entity
     reading = kgqa.read(text, mention)
-    things = [(p, float(pr)) for p, pr in zip(reading.paths, reading.probs) if not _values(kgqa, p)]
+    things = [(p, float(pr)) for p, pr in zip(reading.paths, reading.probs) if not kgqa.is_value(p)]
     if not things:
         return None
     path, prob = things[0]  # a side is a thing compared by a value, never a value itself ("the mill supplying X")
@@ -202,20 +202,13 @@ def resolve(kgqa: Any, text: str, noun: str | None = None) -> dict[str, Any] | N
         from graphhop.kgqa.cover import rivals
         from graphhop.kgqa.end_type import retype
 
-        path = retype(typer, path, noun, kgqa.max_hops, extra=0, numeric=kgqa.is_numeric,
+        path = retype(typer, path, noun, kgqa.max_hops, extra=0, numeric=kgqa.is_value,
                       rivals=rivals(kgqa, reading, loose=True)).path
         prob = float(reading.probs[reading.paths.index(path)]) if path in reading.paths else prob
     ans = kgqa.answers(path, mention.entities)[:1]
     return {"entity": ans[0], "chains": kgqa.support(path, ans, limit=10)[:1], "mention": mention,
             "prob": prob, "text": text, "noun": noun, "path": kgqa.describe(reading, path)["relation_path"] if path in reading.paths
             else kgqa.describe(reading)["relation_path"]}
-
-
-def _values(kgqa: Any, path: Any) -> bool:
-    """Whether a path ends at values: numbers that are the subject of no fact (``1890``; not the event ``2024
-    Grand Loop``, whose name starts with a year but which has facts of its own)."""
-    store = kgqa.store
-    return kgqa.is_numeric(path) and not len(store.edges_of(path.ends[:20], True))
 
 
 def _numeric(kgqa: Any, path: Any) -> list[tuple[float, int]]:
