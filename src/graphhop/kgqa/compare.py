@@ -247,7 +247,7 @@ def compare_sides(kgqa: Any, question: str, sides: list[dict[str, Any]], attribu
         picks.append({"side": side, "value": value, "prob": prob, "path": path, "reading": reading, "among": among,
                       "chains": side["chains"] + kgqa.support(path, [entity], limit=10)[:1]})
     relation = kgqa.store.relations[steps[-1][0]]
-    direction = comparison_direction(question, relation, gives_dates(relation, [a["value"] for a in picks]))
+    direction = comparison_direction(question, relation, gives_dates(relation, [p["value"] for p in picks]))
     a, b = picks
     winner = a if (a["value"] < b["value"]) == (direction == "min") else b
     weakest = min(picks, key=lambda p: p["prob"] * p["side"]["prob"])

@@ -86,8 +86,8 @@ def cut_back(kgqa: Any, reading: Any, text: str) -> Any:
     too far); None otherwise. The rest may take relations the question names in other words than the KB's
     ("which designers **trained at** X" over ``^studied at → ^founding designer``; "which airlines **are in** X"
     over ``has_member → hub_airport``): the type's fit decides (session 13, kgf13; before, the rest had to be
-    named word for word, and the question had to name a relation). It is one more rival for answer typing (:func:`~graphhop.kgqa.end_type.retype`, moved by 0 hops), so it
-    is taken only when the asked noun fits its ends better by the margin ("in which country was X born" keeps
+    named word for word, and the question had to name a relation). It is one more rival for answer typing
+    (:func:`~graphhop.kgqa.end_type.retype`, moved by 0 hops), so it is taken only when the asked noun fits its ends better by the margin ("in which country was X born" keeps
     ``born in → located in``: the country fits, the city does not). Not when the type's noun is followed by
     ``of``: "what is the address of X's children" asks the hop the noun names (``children → location``, though
     MiniLM fits ``address`` to the children better; PQ-2H). Chosen on the selection KBs (ri09, rw10) and that

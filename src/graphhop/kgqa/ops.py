@@ -272,7 +272,8 @@ def _bare_values(kgqa: Any, path: Any, sample: int = 20) -> bool:
     """Whether ``path`` ends at bare values: numbers (:meth:`~graphhop.kgqa.pipeline.KGQA.is_numeric`) written
     without letters, none of which is the subject of a fact (``14`` hectares, a birth year; not a track named
     ``2001``, a thing of the KB with facts of its own, nor the ``1996_Summer_Olympics``)."""
-    return kgqa.is_value(path, sample) and not any(_LETTER.search(kgqa.store.entities[e]) for e in path.ends[:sample].tolist())
+    names = kgqa.store.entities
+    return kgqa.is_value(path, sample) and not any(_LETTER.search(names[e]) for e in path.ends[:sample].tolist())
 
 
 def _without_literals(kgqa: Any, reading: Any, keep_all: bool = False) -> Any:
