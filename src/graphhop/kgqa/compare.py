@@ -34,17 +34,30 @@ _SEPARATORS = re.compile(r"\s(than|before|after)\s", re.I)
 
 
 def split_choice(question: str) -> tuple[str, list[str]]:
-    """``"Which was founded first: A or B?"`` -> ``("Which was founded first", ["A", "B"])``
-    (the prefix ends at the last ``:`` or ``,`` before the first option)."""
+    """``"Which was founded first: A or B?"`` -> ``("Which was founded first", ["A", "B"])``.
+
+    The prefix ends at the last ``:``, ``,`` or spaced dash (``Which mill is older - A or B``) before the first
+    option. A question that opens with its options puts the asked part after them, past the same marks: ``A or B:
+    who is younger?`` / ``A or B - which one has more staff?`` -> ``("who is younger", ["A", "B"])``."""
     q = question.strip().rstrip("?").strip()
     cut = q.lower().rfind(" or ")
     if cut < 0:
         return q, []
     before, second = q[:cut].rstrip(" ,;"), q[cut + 4 :].strip()
-    split = max(before.rfind(":"), before.rfind(","))
+    split = max([before.rfind(":"), before.rfind(",")] + [m.start() for m in _DASH.finditer(before)])
     if split < 0:
+        tail = _ASKED_AFTER.search(second)
+        if tail is not None:
+            return tail.group(2).strip(), [before.strip(), second[: tail.start()].strip()]
         return "", [before.strip(), second]
-    return before[:split].strip(), [before[split + 1 :].strip(), second]
+    mark = _DASH.match(before, split)
+    return before[:split].strip(), [before[split + (mark.end() - mark.start() if mark else 1) :].strip(), second]
+
+
+#: A spaced dash between a choice's parts (``Which mill is older - A or B``); a hyphen inside a word is not one.
+_DASH = re.compile(r"\s+[-\u2013\u2014]+\s+")
+#: The asked part after the options (``A or B: who is younger``): a mark, then a question word.
+_ASKED_AFTER = re.compile(r"(\s*[:,]\s*|\s+[-\u2013\u2014]+\s+)((?:which|who|whom|what|whose)\b.*)$", re.I)
 
 
 _ONE = re.compile(r"^((?:the|that|this)\s+)?one\b", re.I)
@@ -82,6 +95,8 @@ def read_options(prefix: str, options: list[str], noun: str | None,
     * ``Whose founder was born later, A's or B's?`` compares the founders (sides ``A's founder``, prefix
       ``which was born later``, noun ``founder``) and answers with their owner (``by_owner``: the
       entity the option names, not the founder);
+    * ``Which team was founded earlier, A's or B's?`` elides the asked noun after the possessives: the sides are
+      ``A's team`` and ``B's team`` (the teams answer);
     * ``Which airline is based in the bigger city, A or B?`` compares the cities (sides ``the city A is based
       in``, prefix ``which is bigger``), answering with their owner too."""
     whose = _WHOSE.match(prefix.strip()) or _WHOSE_ONE.match(prefix.strip())
@@ -93,6 +108,8 @@ def read_options(prefix: str, options: list[str], noun: str | None,
     if related is not None and related.group(2).lower() in COMPARATIVES:
         verb, comparative, held = related.group(1), related.group(2).lower(), related.group(3).lower()
         return f"which is {comparative}", [f"the {held} {o} {verb}" for o in options], held, True
+    if noun is not None and all(_POSSESSIVE.search(o) for o in options):  # "which team ..., A's or B's": A's team
+        return _without_type(prefix), [f"{o} {noun}" for o in options], noun, False
     if noun is not None and any(_is_pronoun(o, names) for o in options):
         options = [_ONE.sub(lambda m: f"{m.group(1) or 'the '}{noun}", o) if _is_pronoun(o, names) else o
                    for o in options]
@@ -164,7 +181,8 @@ def resolve(kgqa: Any, text: str, noun: str | None = None) -> dict[str, Any] | N
     the comparison asks: ``person`` for "who was born earlier, the author of X or ...") a description's
     answer is typed by it among the reading's paths that ask as much of the side's words
     (:func:`graphhop.kgqa.end_type.retype` with :func:`graphhop.kgqa.cover.rivals`, no continuation), so
-    "the author of X" is not its publisher. A side that names its own type right before its entity ("the **drug**
+    "the author of X" is not its publisher. A description is read by its best path that ends at things, not
+    values: a side is compared by a value, it is not one. A side that names its own type right before its entity ("the **drug**
     Orrisk Medica makes", a clause without ``of``) is typed by that noun instead."""
     mention, bare = _side_mention(kgqa, text)
     if mention is None:
@@ -175,15 +193,16 @@ def resolve(kgqa: Any, text: str, noun: str | None = None) -> dict[str, Any] | N
     if mention.start == 2 and toks[0] in ("the", "a", "an") and toks[1].isalpha():
         noun = singular(toks[1])  # "the drug X makes": the side names its own type, right before its entity
     reading = kgqa.read(text, mention)
-    if reading.best is None:
+    things = [(p, float(pr)) for p, pr in zip(reading.paths, reading.probs) if not kgqa.is_value(p)]
+    if not things:
         return None
-    path, prob = reading.best, reading.prob
+    path, prob = things[0]  # a side is a thing compared by a value, never a value itself ("the mill supplying X")
     typer = getattr(kgqa, "typer", None)
     if noun is not None and typer is not None:
         from graphhop.kgqa.cover import rivals
         from graphhop.kgqa.end_type import retype
 
-        path = retype(typer, path, noun, kgqa.max_hops, extra=0, numeric=kgqa.is_numeric,
+        path = retype(typer, path, noun, kgqa.max_hops, extra=0, numeric=kgqa.is_value,
                       rivals=rivals(kgqa, reading, loose=True)).path
         prob = float(reading.probs[reading.paths.index(path)]) if path in reading.paths else prob
     ans = kgqa.answers(path, mention.entities)[:1]
@@ -228,7 +247,7 @@ def compare_sides(kgqa: Any, question: str, sides: list[dict[str, Any]], attribu
         picks.append({"side": side, "value": value, "prob": prob, "path": path, "reading": reading, "among": among,
                       "chains": side["chains"] + kgqa.support(path, [entity], limit=10)[:1]})
     relation = kgqa.store.relations[steps[-1][0]]
-    direction = comparison_direction(question, relation)
+    direction = comparison_direction(question, relation, gives_dates(relation, [p["value"] for p in picks]))
     a, b = picks
     winner = a if (a["value"] < b["value"]) == (direction == "min") else b
     weakest = min(picks, key=lambda p: p["prob"] * p["side"]["prob"])

@@ -114,7 +114,7 @@ def _typed(kgqa: Any, reading: Any, text: str) -> tuple[Any, dict[str, Any]]:
     cut, back, against = cut_back(kgqa, reading, text), walked_back(kgqa, reading, text), described_noun(text)
     more = [(p, 0) for p in (cut, back) if p is not None]
     got = retype(typer, typing_base(typer, reading.best, text, against, reading.mention.entities), noun,
-                 kgqa.max_hops, numeric=kgqa.is_numeric, rivals=rivals(kgqa, reading) + more, against=against)
+                 kgqa.max_hops, numeric=kgqa.is_value, rivals=rivals(kgqa, reading) + more, against=against)
     gap = long_move_gap(kgqa, reading, got.path)
     if gap is not None and gap < -STOP_GAP:  # the scorer does not read a hop past SURE_HOPS in the question
         return reading, {"answer_type": {"noun": noun, "moved_hops": 0, "fit": round(got.fit_before, 4),
@@ -272,9 +272,8 @@ def _bare_values(kgqa: Any, path: Any, sample: int = 20) -> bool:
     """Whether ``path`` ends at bare values: numbers (:meth:`~graphhop.kgqa.pipeline.KGQA.is_numeric`) written
     without letters, none of which is the subject of a fact (``14`` hectares, a birth year; not a track named
     ``2001``, a thing of the KB with facts of its own, nor the ``1996_Summer_Olympics``)."""
-    ends = path.ends[:sample]
-    return (kgqa.is_numeric(path) and not np.isin(ends, kgqa.store.heads).any()
-            and not any(_LETTER.search(kgqa.store.entities[e]) for e in ends.tolist()))
+    names = kgqa.store.entities
+    return kgqa.is_value(path, sample) and not any(_LETTER.search(names[e]) for e in path.ends[:sample].tolist())
 
 
 def _without_literals(kgqa: Any, reading: Any, keep_all: bool = False) -> Any:
@@ -349,10 +348,17 @@ def _boolean_same(kgqa: Any, question: str, side_a: str, side_b: str, predicate:
                    {"sides": [side_a, side_b], "relation_path": res["relation_path"]})
 
 
+def _past_verb(word: str) -> bool:
+    """Whether a word read as the asked noun is a past-tense verb (``opened``, ``started``; not ``breed``, ``shed``)."""
+    return len(word) > 4 and word.endswith("ed") and not word.endswith("eed")
+
+
 def run_comparison(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict[str, Any]:
     """``..., A or B?``: the side whose value on the shared numeric path wins."""
     prefix, options = split_choice(question)
     noun = "person" if prefix.lower().startswith(("who ", "whom ")) else asked_noun(prefix)
+    if noun is not None and _past_verb(noun):
+        noun = None  # "which opened earlier": ``which`` is the pronoun and ``opened`` its verb, not a type noun
     prefix, texts, noun, by_owner = read_options(prefix, options, noun, lambda t: names_entity(kgqa, t))
     sides = [resolve(kgqa, o, noun) for o in texts]
     if len(options) != 2 or None in sides:

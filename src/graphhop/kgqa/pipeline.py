@@ -228,6 +228,12 @@ class KGQA:
         ends = path.ends[:sample].tolist()
         return bool(ends) and all(parse_number(self.store.entities[e]) is not None for e in ends)
 
+    def is_value(self, path: RelPath, sample: int = 20) -> bool:
+        """Whether the path ends at values: numbers (:meth:`is_numeric`) none of which is the subject of a fact
+        (``1890``, a birth year; not the event ``2024 Grand Loop, Stage 3`` nor a track named ``2001``, things of
+        the KB with facts of their own)."""
+        return self.is_numeric(path, sample) and not np.isin(path.ends[:sample], self.store.heads).any()
+
     def answers(self, path: RelPath, exclude: Sequence[int] = ()) -> list[int]:
         """The path's end entities minus ``exclude`` (unless nothing else is left), most-reached first,
         then as :data:`ANSWER_ORDERS` says (``answer_order``), then by name."""

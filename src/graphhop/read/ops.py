@@ -173,13 +173,14 @@ def parse_number(text: str) -> float | None:
         return None
 
 
-def comparison_direction(question: str, relation: str = "") -> str:
+def comparison_direction(question: str, relation: str = "", dates: bool = False) -> str:
     """``min`` or ``max`` from the comparative in ``question`` (``max`` when none is found).
-    ``older``/``younger`` compare ages: on a year/date ``relation`` older means the smaller value."""
+    ``older``/``younger`` compare ages: on a year/date ``relation`` (or when the caller knows the values are
+    dates, ``dates``: :func:`gives_dates`) older means the smaller value."""
     words = _words(question)
     for w in words:
         if w in _AGE:
-            is_date = bool(_DATE_REL.search(relation)) or "born" in words
+            is_date = dates or bool(_DATE_REL.search(relation)) or "born" in words
             older = w in {"older", "oldest", "elder", "eldest"}
             return "min" if older == is_date else "max"
         if w in _MIN:
