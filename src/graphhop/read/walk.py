@@ -13,11 +13,12 @@ is walked relation by relation:
 * The passages of an entity come from the **whole index**: those titled with it (entity links) and
   the BM25 hits of its name that mention it.
 * A question's **relation words** are its content words (Snowball stems; agent nouns reduced:
-  ``director`` -> ``direct``) that are not in its entity names nor comparatives. With ``placed_types`` (on), a noun
-  a question names placed by a preposition (``the engineer behind Blackfen Light``, ``the county containing the
-  town``) is a bridge type, not a relation word: the text says who designed the light, not who was "behind" it.
-* ``entity_cap`` / ``keep_cut`` (off; measured, docs/RESULTS.md "Session 13 (txg13)"): at most ``entity_cap`` states
-  per entity in each depth's beam; the states a beam cuts still counted as readings.
+  ``director`` -> ``direct``) that are not in its entity names nor comparatives. With ``placed_types`` (off: it lost more
+  than it won on the selection sets, docs/RESULTS.md "Session 13 (txg13)"), a noun a question places by a preposition
+  (``the engineer behind Blackfen Light``, ``the county containing the town``) is a bridge type, not a relation
+  word: the text says who designed the light, not who was "behind" it.
+* ``entity_cap`` / ``keep_cut`` (off; measured there too): at most ``entity_cap`` states per entity in each depth's
+  beam; the states a beam cuts still counted as readings.
 * The **walk** starts at the question's entities (names and index titles it mentions; a question naming none: the
   title of the first stage's best passage, :meth:`SentenceGraph.described`) and follows
   edges whose relation words meet the question's, up to ``max_hops``; every hop must meet at least
