@@ -1,7 +1,9 @@
 """Fit, cross-validate and measure the walk reader's learned ranker (:mod:`graphhop.read.walk_ranker`).
 
     python benchmarks/walk_ranker_fit.py collect --out runs/ranker            # every reading of every selection question
+    python benchmarks/walk_ranker_fit.py collect --out DIR --types plain --walk entity_cap=2   # one type, a walk option
     python benchmarks/walk_ranker_fit.py ceiling --out runs/ranker            # is a right reading among the candidates?
+    python benchmarks/walk_ranker_fit.py generation --list --out runs/ranker  # why not (each question with --list)
     python benchmarks/walk_ranker_fit.py cv --out runs/ranker [--l2 1.0]      # leave-one-set-out, end to end
     python benchmarks/walk_ranker_fit.py fit --out runs/ranker [--l2 1.0]     # all 19 sets -> src/graphhop/weights/walk_ranker.json
 
