@@ -1,7 +1,9 @@
 """Fit, cross-validate and measure the walk reader's learned ranker (:mod:`graphhop.read.walk_ranker`).
 
     python benchmarks/walk_ranker_fit.py collect --out runs/ranker            # every reading of every selection question
+    python benchmarks/walk_ranker_fit.py collect --out DIR --types plain --walk entity_cap=2   # one type, a walk option
     python benchmarks/walk_ranker_fit.py ceiling --out runs/ranker            # is a right reading among the candidates?
+    python benchmarks/walk_ranker_fit.py generation --list --out runs/ranker  # why not (each question with --list)
     python benchmarks/walk_ranker_fit.py cv --out runs/ranker [--l2 1.0]      # leave-one-set-out, end to end
     python benchmarks/walk_ranker_fit.py fit --out runs/ranker [--l2 1.0]     # all 19 sets -> src/graphhop/weights/walk_ranker.json
 
@@ -37,9 +39,10 @@ def _plain(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def run_set(name: str, out: Path, ranker: Any = None, ids: set[str] | None = None) -> list[dict]:
+def run_set(name: str, out: Path, ranker: Any = None, ids: set[str] | None = None, types: set[str] | None = None,
+            walk: dict[str, Any] | None = None) -> list[dict]:
     """Every question of set ``name`` (those of ``ids`` when given) asked with the walk reader re-ordered by
-    ``ranker`` (None: as the walk reader reads); per question: id, type, gold, answer, right, and each read's
+    ``ranker`` (None: as the walk reader reads; ``walk``: walk reader options, ``types``: only these types); per question: id, type, gold, answer, right, and each read's
     readings and features."""
     from text_ask_eval import suite_index
 
@@ -50,10 +53,10 @@ def run_set(name: str, out: Path, ranker: Any = None, ids: set[str] | None = Non
     index = suite_index(DATA / name, out / "index")
     pipe = TextPipeline(index, ranker=None)
     record: list = []
-    pipe.qa.reader = RankedWalkReader(pipe.qa.reader.graph.search, ranker=ranker, record=record)
+    pipe.qa.reader = RankedWalkReader(pipe.qa.reader.graph.search, ranker=ranker, record=record, **(walk or {}))
     rows = []
     for q in load_suite(DATA / name):
-        if ids is not None and q["id"] not in ids:
+        if ids is not None and q["id"] not in ids or types and SAME_TYPE.get(q.get("type", ""), q.get("type")) not in types:
             continue
         record.clear()
         res = pipe.ask(q["question"])
@@ -110,7 +113,7 @@ def ceiling(rows: list[dict]) -> dict[str, dict[str, int]]:
     return out
 
 
-def generation(rows: list[dict], out: Path) -> dict[str, int]:
+def generation(rows: list[dict], out: Path, listed: list | None = None) -> dict[str, int]:
     """Why a plain question has no right reading among its candidates: no reading at all (no entity / no edge),
     the answer read but without every gold passage on its path, the answer a mention of a gold passage's sentence
     graph that the walk did not reach, or no mention of it there at all."""
@@ -141,6 +144,8 @@ def generation(rows: list[dict], out: Path) -> dict[str, int]:
             why = "answer a mention, not reached" if mention else "answer no mention of a gold passage's edges"
         key = f"{'blind' if row['set'] in BLIND else 'engineer'}: {why}"
         count[key] = count.get(key, 0) + 1
+        if listed is not None:
+            listed.append((key, row["id"], row["question"], row["gold"][:1], row["answer"]))
     return count
 
 
@@ -210,11 +215,17 @@ def main() -> None:
     ap.add_argument("command", choices=("collect", "ceiling", "generation", "offline", "cv", "fit"))
     ap.add_argument("--out", type=Path, default=Path("runs/ranker"))
     ap.add_argument("--l2", type=float, default=1.0)
+    ap.add_argument("--types", nargs="*", default=None, help="collect: only questions of these types (plain, list, ...)")
+    ap.add_argument("--walk", action="append", default=[], metavar="KEY=VALUE", help="collect: a walk reader option")
+    ap.add_argument("--list", action="store_true", help="generation: also each question without a right candidate")
     ap.add_argument("--sets", nargs="*", default=list(BLIND + ENGINEER))
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     if args.command == "collect":
-        rows = [row for name in args.sets for row in run_set(name, args.out)]
+        from text_ask_eval import walk_options
+
+        walk = walk_options(args.walk)
+        rows = [row for name in args.sets for row in run_set(name, args.out, types=set(args.types or ()), walk=walk)]
         with open(args.out / "collect.pkl", "wb") as f:
             pickle.dump(rows, f)
         print(json.dumps({s: sum(r["right"] for r in rows if r["set"] == s) for s in args.sets}))
@@ -225,8 +236,12 @@ def main() -> None:
             print(f"| {key} | {c['n']} | {c['right']} | {c['rank1']} | {c['candidate']} | {c['evidence']} |")
         return
     if args.command == "generation":
-        for key, n in sorted(generation(rows, args.out).items()):
+        listed: list = []
+        for key, n in sorted(generation(rows, args.out, listed).items()):
             print(f"| {key} | {n} |")
+        if args.list:
+            for key, qid, question, gold, answer in sorted(listed):
+                print(f"| {key} | {qid} | {question} | {gold[0] if gold else ''} | {answer or ''} |")
         return
     if args.command == "offline":
         for name in args.sets:

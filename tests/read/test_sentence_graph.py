@@ -40,3 +40,14 @@ def test_names_and_titles_are_kept(graph: SentenceGraph, sentence: str, name: st
                                             ("The Kallundrian capital is Verrin.", "Kallundrian")])
 def test_openers_and_adjectives_name_nothing(graph: SentenceGraph, sentence: str, word: str) -> None:
     assert not any(word in n for n in _names(graph, sentence))
+
+
+@pytest.mark.parametrize("sentence, numbers", [("From 1715 to 1730 she served as warden.", ["1715", "1730"]),
+                                               ("Between 1801 and 1805 it was rebuilt.", ["1801", "1805"])])
+def test_a_capitalized_run_of_numbers_names_nothing(graph: SentenceGraph, sentence: str, numbers: list[str]) -> None:
+    names = _names(graph, sentence)
+    assert all(n in names for n in numbers) and not any(" to " in n or "From" in n for n in names)
+
+
+def test_a_name_with_a_number_stays_one_name(graph: SentenceGraph) -> None:
+    assert "Apollo 11" in _names(graph, "Apollo 11 landed in 1969.")

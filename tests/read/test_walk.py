@@ -418,3 +418,23 @@ def test_a_hop_from_a_shortened_name_cites_the_passage_titled_with_it_and_one_wo
     assert reader.graph.own("Harl") == [] and reader.graph.own("Carrack") == ["m3"]  # two titles `Harl ...`: neither
     hops = [s for s in reader.walk(["Wendrell"], frozenset({word_key("owned")})) if s.entity == "Tolvane Company"]
     assert hops and hops[0].edges[0].doc == "m2" and reader.support(hops[0]) == ("m1", "m2")  # m1 names the company
+
+
+def test_the_beam_caps_the_paths_to_one_entity():
+    from graphhop.read.walk import _State, _diverse
+
+    many = [_State("Gresswick", (), frozenset({"seat"}), 0) for _ in range(5)]
+    other = [_State("Tallowford", (), frozenset(), 0), _State("Dunhollow", (), frozenset(), 0)]
+    assert [s.entity for s in _diverse(many + other, 3, None)] == ["Gresswick"] * 3
+    assert [s.entity for s in _diverse(many + other, 3, 2)] == ["Gresswick", "Gresswick", "Tallowford"]
+
+
+def test_a_noun_placed_by_a_preposition_names_a_bridge_type():
+    question = "Where was the engineer behind Blackfen Light born?"
+    rel, _, bridge = question_words(question, ["Blackfen Light"], described=True)
+    assert bridge == {word_key("engineer")} and word_key("engineer") not in rel and "born" in rel
+    assert not question_words(question, ["Blackfen Light"])[2]  # off: a relation word as before
+    rel, answer, bridge = question_words("Which town is the seat of the county containing the town nearest Orm Mine?",
+                                         ["Orm Mine"], described=True)
+    assert bridge == {word_key("county")} and answer == {word_key("town")}
+    assert not question_words("Who was the director of the film?", [], described=True)[2]  # ``of``: a relation

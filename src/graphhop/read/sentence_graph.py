@@ -67,15 +67,19 @@ def _stemmer(module: Any) -> Any:
 _RELATIVE = {"where", "that", "which", "who", "whom", "whose", "when"}
 
 
-def question_words(question: str, entities: Sequence[str] = ()) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+def question_words(question: str, entities: Sequence[str] = (),
+                   described: bool = False) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
     """``(relation words, answer type nouns, bridge type nouns)`` of a question (keys, :func:`relation_keys`).
 
     A *type noun* names what an entity is rather than how it is related: the noun after ``which``/
     ``what``/``how many`` names the answer's type (``In which country``); a noun before a relative
     word (``the country where``, ``the label that``) or a participle with ``by`` (``the school founded
     by``) names a bridge entity's type. A noun followed by ``of`` is a relation (``the capital of``,
-    ``the director of``) even after ``what``."""
-    words = TOKEN.findall(question.lower())
+    ``the director of``) even after ``what``. With ``described``, ``the <noun>`` (lower case) placed by a preposition
+    of :data:`_PLACING` or an ``-ing`` participle (``the engineer behind X``, ``the town nearest X``, ``the county
+    containing the town``) names a bridge's type too."""
+    written = TOKEN.findall(question)
+    words = [w.lower() for w in written]
     answer: set[str] = set()
     bridge: set[str] = set()
     for i, w in enumerate(words):
@@ -84,10 +88,22 @@ def question_words(question: str, entities: Sequence[str] = ()) -> tuple[frozens
             continue
         if i > 0 and words[i - 1] in ("which", "what", "many"):
             answer.add(word_key(w))
-        elif nxt in _RELATIVE or (nxt == "in" and nxt2 == "which") or (nxt.endswith(("ed", "en", "wn")) and nxt2 == "by"):
+        elif nxt in _RELATIVE or (nxt == "in" and nxt2 == "which") or (nxt.endswith(("ed", "en", "wn")) and nxt2 == "by") \
+                or (described and i > 0 and words[i - 1] == "the" and written[i].islower() and _placed(nxt, nxt2)):
             bridge.add(word_key(w))
     keys = relation_keys(question, drop=entities)
     return keys - answer - bridge, keys & frozenset(answer), keys & frozenset(bridge) - answer
+
+
+#: Words that place a described entity (``the engineer behind X``, ``the town nearest X``; general English).
+#: Not ``on``/``at``/``from``: they place things as often as they describe them (``into the sea at the town``).
+_PLACING = frozenset("behind near nearest beside".split())
+
+
+def _placed(nxt: str, nxt2: str) -> bool:
+    """Whether ``the <noun>`` followed by ``nxt nxt2`` is placed by a preposition or an ``-ing`` participle before an
+    article or a name (``behind Blackfen``, ``containing the town``)."""
+    return nxt in _PLACING or (nxt.endswith("ing") and len(nxt) > 5 and nxt2 in ("the", "a", "an"))
 
 
 def surface_words(text: str) -> dict[str, str]:
@@ -264,7 +280,8 @@ class SentenceGraph:
         numbers = [(m.start(), m.end(), m.group(0)) for m in _NUMBER.finditer(sentence)]
         spans = [_untitled(a, z, n) for a, z, n in name_spans(sentence)
                  if not (_not_a_name(sentence, a, z) and not self.knows(sentence[a:z]))  # a title is a name
-                 and not any(a < z2 and a2 < z and not a <= a2 < z2 <= z for a2, z2, _ in numbers)]  # cuts no number
+                 and not any(a < z2 and a2 < z and not a <= a2 < z2 <= z for a2, z2, _ in numbers)  # cuts no number
+                 and not _only_numbers(n)]  # ``From 1715 to 1730``: two numbers, no name
         spans += numbers
         spans += [(m.start(1), m.end(2), m.group(0)[1:-1]) for m in LIFE.finditer(sentence)]  # ``(1895–1961)``: one span
         spans += [(m.start(1), m.end(1), m.group(1)) for m in _THE_NOUN.finditer(sentence)]
@@ -392,6 +409,18 @@ def _not_a_name(sentence: str, start: int, end: int) -> bool:
     if start == 0 and _PARTICIPLE_START.fullmatch(word):  # ``Born in``, ``Having no``; not ``Reading is``, ``Kipling wrote``
         return after[0] in STOP and after[0] not in _AUXILIARY
     return bool(_MODIFIER.search(sentence[:start])) and word.endswith(_ADJECTIVE_ENDS) and after[0] not in STOP
+
+
+def _only_numbers(name: str) -> bool:
+    """Whether a capitalized run holds numbers and function words only (``From 1715 to 1730``, ``In 1850``): the
+    numbers are mentions of their own, the run names nothing."""
+    words = TOKEN.findall(name)
+    return any(w.isdigit() for w in words) and all(w.isdigit() or w.lower() in STOP or w.lower() in _FUNCTION
+                                                   for w in words)
+
+
+#: Function words that open a capitalized run at a sentence's start besides :data:`STOP` (general English).
+_FUNCTION = frozenset("from until till since between during around circa through throughout".split())
 
 
 def _main_clause(prefix: str) -> str:

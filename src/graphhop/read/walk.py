@@ -13,7 +13,12 @@ is walked relation by relation:
 * The passages of an entity come from the **whole index**: those titled with it (entity links) and
   the BM25 hits of its name that mention it.
 * A question's **relation words** are its content words (Snowball stems; agent nouns reduced:
-  ``director`` -> ``direct``) that are not in its entity names nor comparatives.
+  ``director`` -> ``direct``) that are not in its entity names nor comparatives. With ``placed_types`` (off: it lost more
+  than it won on the selection sets, docs/RESULTS.md "Session 13 (txg13)"), a noun a question places by a preposition
+  (``the engineer behind Blackfen Light``, ``the county containing the town``) is a bridge type, not a relation
+  word: the text says who designed the light, not who was "behind" it.
+* ``entity_cap`` / ``keep_cut`` (off; measured there too): at most ``entity_cap`` states per entity in each depth's
+  beam; the states a beam cuts still counted as readings.
 * The **walk** starts at the question's entities (names and index titles it mentions; a question naming none: the
   title of the first stage's best passage, :meth:`SentenceGraph.described`) and follows
   edges whose relation words meet the question's, up to ``max_hops``; every hop must meet at least
@@ -87,7 +92,8 @@ class WalkReader(AnswerTypes):
                  match_temperature: float = 4.0, match_mode: str = "fallback", clear_gap: float | None = 0.05,
                  clear_type_weight: float = 2.0, relation_matcher: Any = None, relation_scale: float = 10.0,
                  type_hops: int = 1, climb_fit: float = 0.5, middle_hops: int = 1, type_head: str = "off",
-                 own_passages: bool = True) -> None:
+                 own_passages: bool = True, entity_cap: int | None = None, keep_cut: bool = False,
+                 placed_types: bool = False) -> None:
         from graphhop.kgqa.type_head import TYPE_HEAD_MODES
 
         if type_head not in TYPE_HEAD_MODES:
@@ -123,6 +129,9 @@ class WalkReader(AnswerTypes):
         self.middle_hops = middle_hops
         self.own_passages = own_passages
         self.beam = beam
+        self.entity_cap = entity_cap
+        self.keep_cut = keep_cut
+        self.placed_types = placed_types
         self.w_type = w_type
         self.hop_penalty = hop_penalty
         self.reuse_penalty = reuse_penalty
@@ -163,9 +172,9 @@ class WalkReader(AnswerTypes):
                     if key not in grown or _rank(grown[key]) < _rank(new):
                         grown[key] = new
             ranked = sorted(grown.values(), key=_rank, reverse=True)
-            done = [s for s in ranked if not s.pending][: self.beam]
+            done = _diverse([s for s in ranked if not s.pending], self.beam, self.entity_cap)
             states = done + [s for s in ranked if s.pending][: self.beam]  # middles: a beam of their own
-            reached += done
+            reached += [s for s in ranked if not s.pending] if self.keep_cut else done
             if not states:
                 break
         return reached
@@ -239,6 +248,13 @@ class WalkReader(AnswerTypes):
             out |= self._soft_pairs(edges, relations)
         return out
 
+    def _encode(self, texts: Sequence[str]) -> None:
+        """Encoder vectors of ``texts`` not yet cached (normalised)."""
+        missing = sorted(set(texts) - self._word_vecs.keys())
+        if missing:
+            vecs = self.encoder.encode(missing, convert_to_numpy=True, normalize_embeddings=True)
+            self._word_vecs.update(zip(missing, np.asarray(vecs, dtype=np.float32)))
+
     def _matched(self, edges: Sequence[Edge], relations: frozenset[str]) -> set[tuple[str, str]]:
         """``(relation word, edge label)`` pairs of the text relation matcher (:mod:`graphhop.read.relation_matcher`)."""
         if self.relations is None or not self.relation_cover:
@@ -275,10 +291,7 @@ class WalkReader(AnswerTypes):
             return set()
         asked = [(r, w) for r in sorted(relations) for w in self._asked_forms(r)]
         pairs = [(k, w) for k in sorted(said) for w in sorted(said[k])]
-        missing = sorted({w for _, w in asked + pairs} - self._word_vecs.keys())
-        if missing:
-            vecs = self.encoder.encode(missing, convert_to_numpy=True, normalize_embeddings=True)
-            self._word_vecs.update(zip(missing, np.asarray(vecs, dtype=np.float32)))
+        self._encode([w for _, w in asked + pairs])
         sims = np.stack([self._word_vecs[w] for _, w in asked]) @ np.stack([self._word_vecs[w] for _, w in pairs]).T
         return {(asked[i][0], pairs[j][0]) for i, j in zip(*np.nonzero(sims >= self.soft))}
 
@@ -298,8 +311,10 @@ class WalkReader(AnswerTypes):
         from graphhop.read.text_qa import Reading
         from graphhop.graph import TextPath
 
-        entities = self.graph.entities(question) or self.graph.described(question)  # a question naming none
-        relations, answer_types, bridge_types = question_words(question, entities)
+        named = self.graph.entities(question)
+        entities = named or self.graph.described(question)  # a question naming none
+        # ``the engineer behind X``: a bridge type; not when the walk starts at what the noun describes (no name)
+        relations, answer_types, bridge_types = question_words(question, entities, self.placed_types and bool(named))
         wanted = relations | bridge_types
         if not entities or not (wanted | answer_types or self.matcher is not None):
             return [], []
@@ -381,6 +396,23 @@ _COMPARATIVES = _MIN | _MAX | _AGE
 #: on the selection sets, docs/RESULTS.md "Session 8 (m13)").
 _NOT_ED = {"teach", "build", "lead", "hold", "keep", "runn", "sell", "buy", "fight", "find", "bring", "catch", "speak",
            "sing", "swimm", "spinn", "winn", "begin", "draw", "mak", "driv", "rid", "think", "seek"}
+
+
+def _diverse(ranked: Sequence[_State], beam: int, cap: int | None) -> list[_State]:
+    """The first ``beam`` of ``ranked``, at most ``cap`` of them ending at one entity (None: no cap), so chains through
+    other bridges are not crowded out by many paths to the same one."""
+    if cap is None:
+        return list(ranked[:beam])
+    out: list[_State] = []
+    count: dict[str, int] = {}
+    for st in ranked:
+        key = fold_name(st.entity)
+        if count.get(key, 0) < cap:
+            count[key] = count.get(key, 0) + 1
+            out.append(st)
+            if len(out) == beam:
+                break
+    return out
 
 
 def _rank(state: _State) -> tuple[int, int, int]:
