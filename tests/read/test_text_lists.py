@@ -81,3 +81,15 @@ def test_a_list_stated_as_one_enumeration_is_that_enumeration():
     # no kept item is coordinated with another name: the items stay as they are
     assert coordinated_items(rs[2:3], ["Carrack Vein Mine"], ["p04"]) == (["Carrack Vein Mine"], ["p04"])
     assert coordinated_items(rs, ["1866", "1870"], ["p07"]) == (["1866", "1870"], ["p07"])  # numbers: no enumeration
+
+
+def test_a_list_after_a_preposition_joins_names_of_one_kind():
+    """``It kept boats at Pellock, Saltmere and Dunmarrow``: three towns (one fit); ``three mines on Korrow Moor,
+    Polgarrow Mine, ...``: the moor fits the asked type less than the mines, and is no item."""
+    from graphhop.read.text_lists import coordinated, coordinated_items
+
+    s = "It kept boats at Pellock, Saltmere and Dunmarrow."
+    assert coordinated(s, "Pellock", "Saltmere", alike=True) and not coordinated(s, "Pellock", "Saltmere")
+    rs = [Reading(t, 1.0 - i / 10, ("p15",), 1.0, s, "Corran Lifeboat Society", 1.0, 1)
+          for i, t in enumerate(["Pellock", "Saltmere", "Dunmarrow"])]
+    assert coordinated_items(rs, ["Pellock"], ["p15"])[0] == ["Pellock", "Saltmere", "Dunmarrow"]

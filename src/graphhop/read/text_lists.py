@@ -24,6 +24,8 @@ __all__ = ["asks_list", "asks_people", "split_list", "list_items", "margin_items
 #: At most this many words between two names a sentence coordinates (``the Golden Hoop for the best act of the year,
 #: the Silver Nose for the best clown, and the Young Star Prize``).
 COORDINATED_WORDS = 8
+#: Two readings whose fits to the asked type differ by no more than this are of one kind (``TextQA.sibling_fit``).
+SAME_KIND = 0.25
 _PREPOSITIONS = {"of", "to", "in", "at", "from", "by", "for", "with", "on", "near", "into", "under", "over", "between"}
 
 
@@ -103,12 +105,14 @@ def sibling_items(qa: Any, question: str, readings: Sequence[Reading], best: Rea
     return items, support
 
 
-def coordinated(sentence: str, a: str, b: str, most: int = COORDINATED_WORDS) -> bool:
+def coordinated(sentence: str, a: str, b: str, most: int = COORDINATED_WORDS, alike: bool = False) -> bool:
     """Whether ``sentence`` coordinates the names ``a`` and ``b`` (general English): between their mentions stand
     at most ``most`` words, among them a coordinator (``and``, ``or``, ``as well as``, a semicolon; or only a comma,
     ``Polgarrow Mine, Blackmarrow Pit``: not an apposition's, ``Pelasca, however, is Montaury``), no
     clause break (a colon, a dash, ``while``, ``but``, a relative pronoun), no third name, and the later name not the
-    object of a preposition right before it (``Polgarrow Mine, two miles south of Tallowford``) (``Its holders include Oda Fenn (1930) and Gideon Holloway``; ``to the steamer Castellan in 1889 and to the barque
+    object of a preposition right before it (``Polgarrow Mine, two miles south of Tallowford``); two names only a comma
+    parts, the first after a preposition, are one list only when ``alike`` (of one kind: ``at Pellock, Saltmere and
+    Dunmarrow``, not ``three mines on Korrow Moor, Polgarrow Mine``) (``Its holders include Oda Fenn (1930) and Gideon Holloway``; ``to the steamer Castellan in 1889 and to the barque
     Harwick Maid in 1894``)."""
     from graphhop.read.sentence_graph import find_name
 
@@ -119,7 +123,7 @@ def coordinated(sentence: str, a: str, b: str, most: int = COORDINATED_WORDS) ->
     words = re.findall(r"[\w'’-]+", between)
     before = re.findall(r"[\w'’-]+", sentence[: min(at_a[0], at_b[0])])[-1:]  # ``on Korrow Moor, Polgarrow Mine``:
     listed = re.search(r";|\b(?:and|or|as well as)\b", between) or (  # a place, then the first of the list
-        re.fullmatch(r"\s*(?:\([^()]*\)\s*)?,\s*(?:the\s+)?", between) and not (before and before[0].lower() in _PREPOSITIONS))
+        re.fullmatch(r"\s*(?:\([^()]*\)\s*)?,\s*(?:the\s+)?", between) and (alike or not (before and before[0].lower() in _PREPOSITIONS)))
     return len(words) <= most and bool(listed) \
         and not re.search(r"[:–—]|\b(?:while|but|whereas|who|which|that|whom|whose)\b", between) \
         and not any(w[:1].isupper() for w in words) and not (words and words[-1].lower() in _PREPOSITIONS)
@@ -146,7 +150,8 @@ def coordinated_items(readings: Sequence[Reading], items: list[str], support: li
 
 def enumeration(readings: Sequence[Reading], item: str) -> list[Reading]:
     """The readings of ``item`` and of the names a sentence coordinates with it (:func:`coordinated`), read off the
-    same entity in the same sentence, names only (not a number nor a common noun: ``the year, the Silver Nose``); then
+    same entity in the same sentence, names only (not a number nor a common noun: ``the year, the Silver Nose``), alike
+    when their fits to the asked type differ by at most ``SAME_KIND`` (the walk reader's sibling tolerance); then
     again from each name added, so ``A, B and C`` joins whole."""
     from graphhop.read.text_forms import is_entity_name
 
@@ -156,7 +161,8 @@ def enumeration(readings: Sequence[Reading], item: str) -> list[Reading]:
         r0 = todo.pop()
         for r in readings:
             if r.sentence == r0.sentence and _same(r.holder, r0.holder) and is_entity_name(r.text) \
-                    and r not in found and coordinated(r.sentence, r0.text, r.text):
+                    and r not in found and coordinated(r.sentence, r0.text, r.text,
+                                                       alike=abs(r.type_fit - r0.type_fit) <= SAME_KIND):
                 found.append(r)
                 todo.append(r)
     return found if len({fold_name(r.text) for r in found}) > 1 else []
