@@ -14,12 +14,14 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "pipeline" / "data"
 
 
 def ask(sets: list[str], types: list[str], index_dir: Path) -> list[dict]:
-    """Every question of ``types`` in ``sets``: id, set, type, gold, answers, support, right."""
+    """Every question of ``types`` in ``sets``: id, set, type, question, gold answers and passages, the type
+    detected, answers, support, the answer's trace, right."""
     from text_ask_eval import suite_index
 
     from graphhop.metrics.qa import right_for_right_reason
@@ -34,9 +36,21 @@ def ask(sets: list[str], types: list[str], index_dir: Path) -> list[dict]:
             res = pipe.ask(q["question"])
             right = right_for_right_reason(res.answer or "", res.answers, res.support, res.supported, q["type"],
                                            q.get("answers", []), q.get("gold_passages", []))
-            rows.append({"set": name, "id": q["id"], "type": q["type"], "gold": q.get("answers", []),
-                         "answers": list(res.answers), "support": list(res.support), "right": bool(right)})
+            rows.append({"set": name, "id": q["id"], "type": q["type"], "question": q["question"],
+                         "gold": q.get("answers", []), "gold_passages": q.get("gold_passages", []),
+                         "qtype": res.qtype, "answers": list(res.answers), "support": list(res.support),
+                         "trace": json.loads(json.dumps(res.trace, default=str)), "right": bool(right),
+                         "readings": readings(pipe, q) if q["type"] == "list" else []})
     return rows
+
+
+def readings(pipe: Any, q: dict) -> list[dict]:
+    """A list question's candidate readings as the reader reads it (answer, margin, holder, hops, type fit, path,
+    sentence), best first: what the list's items are chosen from."""
+    _, found = pipe.qa._read(q["question"])
+    return [{"text": r.text, "margin": round(float(r.margin), 3), "holder": r.holder, "hops": r.hops,
+             "type_fit": round(float(r.type_fit), 3), "path": list(r.path), "sentence": r.sentence}
+            for r in sorted(found, key=lambda r: -r.margin)]
 
 
 def compare(base: list[dict], new: list[dict]) -> list[str]:
@@ -68,7 +82,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.cmd == "ask":
         rows = ask(args.sets, args.types, args.out.parent / "index")
-        args.out.write_text(json.dumps(rows, indent=1), encoding="utf-8")
+        args.out.write_text(json.dumps(rows, indent=1, default=float), encoding="utf-8")
         print(f"{sum(r['right'] for r in rows)} of {len(rows)} right", flush=True)
     else:
         print("\n".join(compare(json.loads(args.base.read_text()), json.loads(args.new.read_text()))))

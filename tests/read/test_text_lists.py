@@ -46,3 +46,50 @@ def test_a_list_keeps_the_support_of_every_reading_of_its_items():
           Reading("Hekkavar", -0.2, ("p09",), -0.2, "s4", "Orvanna", 1.0, 1)]
     best, items, support = list_items(qa, "Which volcanoes are on Orvanna?", rs, rs[0])
     assert items == ["Hekkavar", "Mount Skarroth"] and support == ["p06", "p05", "p01", "p02"]
+
+
+def test_names_a_sentence_coordinates_and_names_it_does_not():
+    from graphhop.read.text_lists import coordinated
+
+    s = "It worked three mines on Korrow Moor, Polgarrow Mine, Blackmarrow Pit and Hollin Edge Mine, and in 1866 it grew."
+    assert coordinated(s, "Polgarrow Mine", "Blackmarrow Pit") and coordinated(s, "Blackmarrow Pit", "Hollin Edge Mine")
+    assert not coordinated(s, "Korrow Moor", "Polgarrow Mine")  # a place after ``on``, then the list
+    lh = "Its crews went out to the steamer Castellan in 1889 and to the barque Harwick Maid in 1894."
+    assert coordinated(lh, "Castellan", "Harwick Maid")
+    assert coordinated("Its holders include Oda Fenn (1930) and Gideon Holloway, who received it.", "Oda Fenn",
+                       "Gideon Holloway")
+    assert not coordinated("Polgarrow Mine, two miles south of Tallowford, was rich.", "Polgarrow Mine", "Tallowford")
+    assert not coordinated("The capital of Pelasca, however, is Montaury.", "Pelasca", "Montaury")
+    assert not coordinated("Two volcanoes dominate it: Mount Skarroth in the north, whose summit is high, and Hekkavar.",
+                           "Mount Skarroth", "Hekkavar")
+
+
+def test_a_list_stated_as_one_enumeration_is_that_enumeration():
+    """The first kept item a sentence coordinates with other names gives the list: the enumeration's names (read off
+    the same entity in that sentence, at any margin), not the items read off other entities."""
+    from graphhop.read.text_lists import coordinated_items
+
+    s = "It worked three mines on Korrow Moor, Polgarrow Mine, Blackmarrow Pit and Hollin Edge Mine."
+    rs = [Reading("Polgarrow Mine", 0.36, ("p07",), 0.36, s, "Brennick & Vale", 1.0, 2),
+          Reading("Hollin Edge Mine", 0.36, ("p07",), 0.36, s, "Brennick & Vale", 1.0, 2),
+          Reading("Carrack Vein Mine", 0.19, ("p07", "p04"), 0.19, "The mine never grew.", "Never", 1.0, 3),
+          Reading("Korrow Moor", 0.1, ("p07",), 0.1, s, "Brennick & Vale", 0.4, 2),
+          Reading("Blackmarrow Pit", -0.3, ("p07",), -0.3, s, "Brennick & Vale", 1.0, 2),
+          Reading("three", -0.3, ("p07",), -0.3, s, "Brennick & Vale", 0.0, 2)]
+    items, support = coordinated_items(rs, ["Polgarrow Mine", "Hollin Edge Mine", "Carrack Vein Mine"], ["p07", "p04"])
+    assert items == ["Polgarrow Mine", "Blackmarrow Pit", "Hollin Edge Mine"] and support == ["p07"]
+    # no kept item is coordinated with another name: the items stay as they are
+    assert coordinated_items(rs[2:3], ["Carrack Vein Mine"], ["p04"]) == (["Carrack Vein Mine"], ["p04"])
+    assert coordinated_items(rs, ["1866", "1870"], ["p07"]) == (["1866", "1870"], ["p07"])  # numbers: no enumeration
+
+
+def test_a_list_after_a_preposition_joins_names_of_one_kind():
+    """``It kept boats at Pellock, Saltmere and Dunmarrow``: three towns (one fit); ``three mines on Korrow Moor,
+    Polgarrow Mine, ...``: the moor fits the asked type less than the mines, and is no item."""
+    from graphhop.read.text_lists import coordinated, coordinated_items
+
+    s = "It kept boats at Pellock, Saltmere and Dunmarrow."
+    assert coordinated(s, "Pellock", "Saltmere", alike=True) and not coordinated(s, "Pellock", "Saltmere")
+    rs = [Reading(t, 1.0 - i / 10, ("p15",), 1.0, s, "Corran Lifeboat Society", 1.0, 1)
+          for i, t in enumerate(["Pellock", "Saltmere", "Dunmarrow"])]
+    assert coordinated_items(rs, ["Pellock"], ["p15"])[0] == ["Pellock", "Saltmere", "Dunmarrow"]

@@ -101,3 +101,35 @@ def test_typed_list_items_are_kept_by_hop_count_not_by_how_many_passages_support
     best, items, support = typed_items(qa, [top, cited, far], top)
     assert best.text == "Ardmore Light" and items == ["Ardmore Light", "Skerry Light"]
     assert support == ["p1", "p2", "p3"]
+
+
+def test_a_number_the_question_writes_is_a_condition_not_a_value():
+    """``Which had more inhabitants in 1500, Dravenholm or Corvath?``: 1500 dates the value asked; never an option's."""
+    from graphhop.read.text_qa import question_numbers
+
+    assert question_numbers("Which had more inhabitants in 1500, Dravenholm or Corvath?") == {1500.0}
+    assert question_numbers("In 1871, which had the larger population, 2,000 or the one Ada built?") == {1871.0, 2000.0}
+    assert question_numbers("Which station was founded earlier: the one Ilse Marrow directed or Kelmis?") == set()
+
+
+def test_a_comparison_takes_no_option_value_from_the_number_the_question_writes():
+    """Each option's best number is the year the question names (1500); the values compared are the populations."""
+    from types import SimpleNamespace
+
+    from graphhop.read.text_qa import Reading, TextQA
+
+    texts = {"p14": "Dravenholm's population was about 14,000 in 1500.",
+             "p15": "In 1500 the city of Corvath had around 22,000 inhabitants."}
+    retriever = SimpleNamespace(text=texts.get, title=lambda d: "", graph_from_paths=lambda q, p: None)
+
+    class _Stub(TextQA):
+        def _read(self, question, query=None):
+            doc = "p14" if "Dravenholm" in question else "p15"
+            value = "14,000" if doc == "p14" else "22,000"
+            holder = "Dravenholm" if doc == "p14" else "Corvath"
+            return [], [Reading("1500", 2.0, (doc,), 2.0, texts[doc], holder),
+                        Reading(value, 1.0, (doc,), 1.0, texts[doc], holder)]
+
+    res = _Stub(retriever, reader=object()).answer("Which had more inhabitants in 1500, Dravenholm or Corvath?",
+                                                   "comparison")
+    assert res.answer == "Corvath" and [p["value"] for p in res.trace["picks"]] == [14000.0, 22000.0]

@@ -18,7 +18,15 @@ from graphhop.read.numbers import is_number
 if TYPE_CHECKING:
     from graphhop.read.text_qa import Reading
 
-__all__ = ["asks_list", "asks_people", "split_list", "list_items", "margin_items", "typed_items", "sibling_items"]
+__all__ = ["asks_list", "asks_people", "split_list", "list_items", "margin_items", "typed_items", "sibling_items",
+           "coordinated", "coordinated_items", "enumeration"]
+
+#: At most this many words between two names a sentence coordinates (``the Golden Hoop for the best act of the year,
+#: the Silver Nose for the best clown, and the Young Star Prize``).
+COORDINATED_WORDS = 8
+#: Two readings whose fits to the asked type differ by no more than this are of one kind (``TextQA.sibling_fit``).
+SAME_KIND = 0.25
+_PREPOSITIONS = {"of", "to", "in", "at", "from", "by", "for", "with", "on", "near", "into", "under", "over", "between"}
 
 
 def asks_list(question: str) -> bool:
@@ -65,6 +73,7 @@ def list_items(qa: Any, question: str, readings: Sequence[Reading], best: Readin
     else:
         items, support = margin_items(qa, readings, best, qa.list_margin)
     items, support = sibling_items(qa, question, readings, best, items, support)
+    items, support = coordinated_items(readings, items, support)
     if len(items) > 1:  # every path on which the reader finds a kept item (``Two volcanoes dominate it: A ... and B``)
         support += [d for r in readings if r.margin > qa.min_margin and any(_same(r.text, i) for i in items)
                     for d in r.path if d not in support]
@@ -94,6 +103,69 @@ def sibling_items(qa: Any, question: str, readings: Sequence[Reading], best: Rea
             items.append(r.text)
             support += [d for d in r.path if d not in support]
     return items, support
+
+
+def coordinated(sentence: str, a: str, b: str, most: int = COORDINATED_WORDS, alike: bool = False) -> bool:
+    """Whether ``sentence`` coordinates the names ``a`` and ``b`` (general English): between their mentions stand
+    at most ``most`` words, among them a coordinator (``and``, ``or``, ``as well as``, a semicolon; or only a comma,
+    ``Polgarrow Mine, Blackmarrow Pit``: not an apposition's, ``Pelasca, however, is Montaury``), no
+    clause break (a colon, a dash, ``while``, ``but``, a relative pronoun), no third name, and the later name not the
+    object of a preposition right before it (``Polgarrow Mine, two miles south of Tallowford``); two names only a comma
+    parts, the first after a preposition, are one list only when ``alike`` (of one kind: ``at Pellock, Saltmere and
+    Dunmarrow``, not ``three mines on Korrow Moor, Polgarrow Mine``) (``Its holders include Oda Fenn (1930) and Gideon Holloway``; ``to the steamer Castellan in 1889 and to the barque
+    Harwick Maid in 1894``)."""
+    from graphhop.read.sentence_graph import find_name
+
+    at_a, at_b = find_name(sentence, a), find_name(sentence, b)
+    if at_a is None or at_b is None or at_a == at_b:
+        return False
+    between = sentence[min(at_a[1], at_b[1]) : max(at_a[0], at_b[0])]
+    words = re.findall(r"[\w'’-]+", between)
+    before = re.findall(r"[\w'’-]+", sentence[: min(at_a[0], at_b[0])])[-1:]  # ``on Korrow Moor, Polgarrow Mine``:
+    listed = re.search(r";|\b(?:and|or|as well as)\b", between) or (  # a place, then the first of the list
+        re.fullmatch(r"\s*(?:\([^()]*\)\s*)?,\s*(?:the\s+)?", between) and (alike or not (before and before[0].lower() in _PREPOSITIONS)))
+    return len(words) <= most and bool(listed) \
+        and not re.search(r"[:–—]|\b(?:while|but|whereas|who|which|that|whom|whose)\b", between) \
+        and not any(w[:1].isupper() for w in words) and not (words and words[-1].lower() in _PREPOSITIONS)
+
+
+def coordinated_items(readings: Sequence[Reading], items: list[str], support: list[str]
+                      ) -> tuple[list[str], list[str]]:
+    """A list stated as one enumeration: the first kept item (best first) that a sentence coordinates with other
+    names (:func:`enumeration`) gives the list — that enumeration alone, its paths the support (``It worked three
+    mines on Korrow Moor, Polgarrow Mine, Blackmarrow Pit and Hollin Edge Mine``: not the mines read off other
+    entities); the items as they are when no kept item is coordinated so."""
+    from graphhop.read.text_forms import is_entity_name
+
+    if not items or not all(is_entity_name(i) for i in items):
+        return items, support
+    for item in items:
+        found = enumeration(readings, item)
+        if len(found) > 1:
+            listed = list(dict.fromkeys(r.text for r in found))
+            named = [i for i in listed if not any(_same(i, j) for j in listed if j != i and len(j) > len(i))]
+            return named, list(dict.fromkeys(d for r in found for d in r.path))
+    return items, support
+
+
+def enumeration(readings: Sequence[Reading], item: str) -> list[Reading]:
+    """The readings of ``item`` and of the names a sentence coordinates with it (:func:`coordinated`), read off the
+    same entity in the same sentence, names only (not a number nor a common noun: ``the year, the Silver Nose``), alike
+    when their fits to the asked type differ by at most ``SAME_KIND`` (the walk reader's sibling tolerance); then
+    again from each name added, so ``A, B and C`` joins whole."""
+    from graphhop.read.text_forms import is_entity_name
+
+    found = [r for r in readings if fold_name(r.text) == fold_name(item)]
+    todo = list(found)
+    while todo:
+        r0 = todo.pop()
+        for r in readings:
+            if r.sentence == r0.sentence and _same(r.holder, r0.holder) and is_entity_name(r.text) \
+                    and r not in found and coordinated(r.sentence, r0.text, r.text,
+                                                       alike=abs(r.type_fit - r0.type_fit) <= SAME_KIND):
+                found.append(r)
+                todo.append(r)
+    return found if len({fold_name(r.text) for r in found}) > 1 else []
 
 
 def typed_items(qa: Any, readings: Sequence[Reading], best: Reading) -> tuple[Reading, list[str], list[str]]:

@@ -93,6 +93,12 @@ def _positive(question: str) -> str:
 _CLAUSE = re.compile(r"^(?:[Tt]he|[Aa]n?)\s+([a-z]+)\s+(?:(?:that|which|who|whom|where)\s+(.+)|(?=[A-Z])(.+))$")
 
 
+def question_numbers(question: str) -> set[float]:
+    """The values of the numbers a question writes in digits (``Which had more inhabitants in 1500, A or B?``: 1500): a
+    condition on the value asked, never the value."""
+    return {v for m in re.finditer(r"\b\d[\d,.]*\d\b|\b\d\b", question) if (v := parse_value(m[0])) is not None}
+
+
 def _age_question(question: str, name: str) -> list[str]:
     """How the text dates an entity whose age a comparison asks (``Who was older``, ``born earlier``, ``Is the
     body ... older than``): ``When was <name> born?`` for a person (a ``who`` question, or ``born``), ``When was
@@ -317,6 +323,7 @@ class TextQA:
         parses as a number on a path that names the option (its holder the option, when it is a name)."""
         resolved, amount = self._resolve(question, option), asks_amount(question)
         age = bool(_age_question(question, option))  # an age may be read off a later candidate (``Aurenne``: a place)
+        given = question_numbers(question)  # ``more inhabitants in 1500``: 1500 dates the value, it is none
         all_paths: list[Any] = []
         for name, via in (resolved if age else resolved[:1]) + [(option, ())]:  # then the option itself
             entity = name != option
@@ -327,7 +334,8 @@ class TextQA:
                 all_paths += paths
                 numeric = [r for r in readings if parse_value(r.text) is not None and _mentions_option(r, name, self)
                            and not (amount and is_time_span(r.text, r.sentence))]  # ``From 1950 to 1958``: no amount
-                numeric = [r for r in numeric if not any(_same(r.holder, o) for o in others)]  # another option's value
+                numeric = [r for r in numeric if not any(_same(r.holder, o) for o in others)  # another option's value
+                           and parse_value(r.text) not in given]
                 if is_dated:  # a year of birth / founding, read with the text's own words for it
                     numeric = [r for r in numeric if r.margin > self.min_margin and _same(r.holder, name)
                                and 1000 <= (parse_value(r.text) or 0) <= 2100]
