@@ -127,10 +127,11 @@ def main() -> None:
     ap.add_argument("--option", "-o", action="append", default=[], help="KEY=VALUE option of the kgqa pipeline (abstain=false)")
     ap.add_argument("--details", help="also write one JSON line per question here")
     args = ap.parse_args()
+    from graphhop.cli.common import key_values
     from graphhop.models.encoder import set_threads
 
     set_threads(1)
-    options = dict(o.split("=", 1) for o in args.option)
+    options = key_values(args.option)
     rows = [r for f in args.folders for r in run(Path(f), options)]
     print("\n".join(table(rows)))
     if args.details:

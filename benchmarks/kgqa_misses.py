@@ -105,10 +105,11 @@ def main() -> None:
     ap.add_argument("--option", "-o", action="append", default=[], help="KEY=VALUE option of the kgqa pipeline")
     ap.add_argument("--details", help="also write one JSON line per question here")
     args = ap.parse_args()
+    from graphhop.cli.common import key_values
     from graphhop.models.encoder import set_threads
 
     set_threads(1)
-    options = dict(o.split("=", 1) for o in args.option)
+    options = key_values(args.option)
     rows, totals = [], {}
     for name in args.datasets.split(","):
         got, totals[name] = run(name, args.sample, args.fit_rest, options)
