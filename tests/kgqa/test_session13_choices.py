@@ -60,10 +60,6 @@ def kgqa(kgqa_of: Any) -> Any:
     return kgqa_of(FACTS)
 
 
-def _triples(result: dict[str, Any]) -> set[tuple[str, str, str]]:
-    return set(support_triples(result))
-
-
 def test_an_event_named_by_its_year_is_a_thing_not_a_value(kgqa: Any, reading_of: Any) -> None:
     event = reading_of(kgqa, "Which race did Ilsa Brom win?", ("^winner",)).best
     year = reading_of(kgqa, "When was Fallow Mill established?", ("est.",)).best
@@ -80,13 +76,13 @@ def test_a_dash_choice_of_described_sides_on_year_values(kgqa: Any) -> None:
     res = kgqa.ask("Which flour mill is older - the one supplying Ashby Loaves or the one supplying Crumb Hall?")
     assert res["qtype"] == "comparison" and res["answer"] == "Fallow Mill"
     assert res["trace"]["relation_path"] == ["est."]
-    assert {FACTS[0], FACTS[1], FACTS[2], FACTS[3]} <= _triples(res)
+    assert {FACTS[0], FACTS[1], FACTS[2], FACTS[3]} <= set(support_triples(res))
 
 
 def test_a_trailing_question_after_described_options(kgqa: Any) -> None:
     res = kgqa.ask("Ilsa Brom's team manager or Pavel Kord's team manager: which one is younger?")
     assert res["answer"] == "Hal Lenn" and res["trace"]["relation_path"] == ["date of birth"]
-    assert {FACTS[8], FACTS[9], FACTS[10], FACTS[11], FACTS[12], FACTS[13]} <= _triples(res)
+    assert {FACTS[8], FACTS[9], FACTS[10], FACTS[11], FACTS[12], FACTS[13]} <= set(support_triples(res))
 
 
 AIRLINES = [
@@ -117,4 +113,4 @@ def test_which_airlines_are_in_an_alliance_answers_the_members(kgqa_of: Any) -> 
     kgqa = kgqa_of(AIRLINES)
     res = kgqa.ask("Which airlines are in the Tern Alliance?")
     assert set(res["answers"]) == {"Corvane Air", "Bluegull Airways"}
-    assert {AIRLINES[0], AIRLINES[1]} <= _triples(res)
+    assert {AIRLINES[0], AIRLINES[1]} <= set(support_triples(res))
