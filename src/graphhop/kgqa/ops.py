@@ -217,6 +217,8 @@ def run_count(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict[str
         used = res.pop("_used", None)
         if not res["supported"]:
             return {**res, "answer": "", "answers": []}
+        if len(counted) > 1:
+            res["trace"]["values_not_counted"] = counted[:10]
         counted = res["answers"]
     counted = _with_described_topic(kgqa, text, res, counted, used)
     res["trace"]["counted"] = counted
