@@ -32,7 +32,7 @@ import numpy as np
 
 from graphhop.kb.store import KGStore
 from graphhop.kgqa.end_type import singular
-from graphhop.kgqa.paths import RelPath
+from graphhop.kgqa.paths import RelPath, successors
 from graphhop.read.ops import parse_number
 
 __all__ = ["LEVELS", "level_of", "Containment", "level_move"]
@@ -141,10 +141,8 @@ def _chain(kgqa: Any, path: RelPath, others: Sequence[RelPath]) -> list[RelPath]
         for p in frontier:
             if len(p.steps) >= kgqa.max_hops:
                 continue
-            for rel in sorted({int(kgqa.store.rels[e]) for e in kgqa.store.edges_of(p.ends, True).tolist()}):
-                if rel in box.relations:
-                    _, reached = kgqa.store.step(p.ends, rel, True)
-                    nxt.append(RelPath(p.steps + ((rel, True),), p.layers + [np.unique(reached)], score=path.score))
+            nxt += [RelPath(p.steps + ((rel, fwd),), p.layers + [reached], score=path.score)
+                    for (rel, fwd), reached in successors(kgqa.store, p) if fwd and rel in box.relations]
         out += nxt
         frontier = nxt
     return out
