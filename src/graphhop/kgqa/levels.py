@@ -9,8 +9,8 @@ object, objects are fewer than subjects, and they are not numbers): ``located in
 ``born in`` alike. An entity's *height* (:meth:`Containment.height`) is the longest chain of such steps above
 it: a country with nothing above it is 0, a region in a country 1, a town in a region 2 (a thing contained in
 something that is itself contained is lower). The heights of two entities are comparable when one is reached
-from the other by these steps, which is all this module compares: a path's end and the ends one or two
-containment steps up or down the same chain.
+from the other by these steps, which is all this module compares: a path's end and its containers one or two
+steps up the same chain (or the scorer's own path above it, when answer typing cut that back).
 
 A level noun of English (:data:`LEVELS`: ``country`` 0; ``region`` / ``province`` / ``state`` 1; ``county`` /
 ``district`` 2) names how many levels lie above the asked place in a country-rooted hierarchy. When the end
