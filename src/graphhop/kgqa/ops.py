@@ -46,6 +46,7 @@ from graphhop.kgqa.cover import (covering, cut_back, cut_to_verb, general, lure_
 from graphhop.kgqa.compare import (COMPARATIVES, compare_sides, names_entity, read_options, resolve, same_value, split_choice,
                                    split_comparative, split_same)
 from graphhop.kgqa.end_type import asked_noun, described_noun, retype, singular, type_phrase
+from graphhop.kgqa.levels import level_move
 from graphhop.kgqa.owner import typing_base
 from graphhop.kgqa.link import Mention, masked, tokens
 from graphhop.kgqa.result import finish, no_answer
@@ -117,19 +118,34 @@ def _typed(kgqa: Any, reading: Any, text: str) -> tuple[Any, dict[str, Any]]:
                  kgqa.max_hops, numeric=kgqa.is_value, rivals=rivals(kgqa, reading) + more, against=against)
     gap = long_move_gap(kgqa, reading, got.path)
     if gap is not None and gap < -STOP_GAP:  # the scorer does not read a hop past SURE_HOPS in the question
-        return reading, {"answer_type": {"noun": noun, "moved_hops": 0, "fit": round(got.fit_before, 4),
-                                         "refused": {"relation_path": kgqa.describe(_moved(reading, got.path))["relation_path"],
-                                                     "gap": round(gap, 3)}}}
+        return _leveled(kgqa, reading, reading, noun, {"answer_type": {
+            "noun": noun, "moved_hops": 0, "fit": round(got.fit_before, 4),
+            "refused": {"relation_path": kgqa.describe(_moved(reading, got.path))["relation_path"], "gap": round(gap, 3)}}})
     trace = {"answer_type": {"noun": noun, "moved_hops": got.moved, "fit": round(got.fit_after, 4)}}
     if against is not None:
         trace["answer_type"]["against"] = against  # the fits are contrasted with this noun's
     if got.path is reading.best:
-        return reading, trace
+        return _leveled(kgqa, reading, reading, noun, trace)
     if got.path.steps[: len(reading.best.steps)] != reading.best.steps:
         trace["answer_type"]["rival"] = True  # another reading of the question, not a continuation
     trace["answer_type"]["scorer_path"] = kgqa.describe(reading)["relation_path"]
     trace["answer_type"]["scorer_fit"] = round(got.fit_before, 4)
-    return _moved(reading, got.path), trace
+    return _leveled(kgqa, reading, _moved(reading, got.path), noun, trace)
+
+
+def _leveled(kgqa: Any, reading: Any, typed: Any, noun: str, trace: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """``typed`` (the reading answer typing chose) moved along its containment chain to the place level the
+    asked noun names (:func:`graphhop.kgqa.levels.level_move`: "which **region** is X in" is not the town),
+    unless the move lengthens the path past the scorer's reading (:func:`long_move_gap`)."""
+    moved = level_move(kgqa, typed.best, noun, [reading.best], reading.mention.entities)
+    if moved is None:
+        return typed, trace
+    gap = long_move_gap(kgqa, reading, moved)
+    if gap is not None and gap < -STOP_GAP:
+        return typed, trace
+    trace["answer_type"].update(level=True, level_from=kgqa.describe(typed)["relation_path"])
+    trace["answer_type"].setdefault("scorer_path", kgqa.describe(reading)["relation_path"])
+    return _moved(reading, moved), trace
 
 
 #: Answer typing may lengthen a path past ``SURE_HOPS`` hops only when the trained scorer scores the longer path
@@ -191,20 +207,52 @@ def run_count(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict[str
     if not res["supported"]:
         return {**res, "answer": "", "answers": []}
     counted = res["answers"]
-    if len(counted) == 1 and parse_number(counted[0]) is not None:
-        if _counts_noun(kgqa, text, found, res["trace"]["relation_path"]):  # the KB stores the count itself
+    if _counts_values(text, found, counted):
+        if len(counted) == 1 and _counts_noun(kgqa, text, found, res["trace"]["relation_path"]):  # the KB stores the count itself
             res["trace"]["stored_count"] = counted[0]
             res["answers"] = [counted[0]]
             return res
-        res = run_query(kgqa, text, found, entities_only=True, keep=True)
+        held = _value_holders(kgqa, used) if len(counted) > 1 else None
+        res = held or run_query(kgqa, text, found, entities_only=True, keep=True)
         used = res.pop("_used", None)
         if not res["supported"]:
             return {**res, "answer": "", "answers": []}
+        if len(counted) > 1:
+            res["trace"]["values_not_counted"] = counted[:10]
         counted = res["answers"]
     counted = _with_described_topic(kgqa, text, res, counted, used)
     res["trace"]["counted"] = counted
     res["answer"] = str(len(counted))
     res["answers"] = [res["answer"]]
+    return res
+
+
+def _counts_values(text: str, mentions: Sequence[Mention], counted: Sequence[str]) -> bool:
+    """Whether a count's answers are numbers that are not what it counts: one number (a stored count, or a value
+    to be read again over things), or several numbers when the counted noun names a thing ("how many different
+    **pastries** ..." over ``makes → first baked``: the pastries' years are not pastries; :func:`asks_thing`).
+    Session 14 (kgp14)."""
+    if not counted or any(parse_number(c) is None for c in counted):
+        return False
+    return len(counted) == 1 or asks_thing(masked(text, list(mentions)))
+
+
+def _value_holders(kgqa: Any, used: Any) -> dict[str, Any] | None:
+    """The things whose values a count's path reached, as a :func:`run_query` result (``_used`` set): the path
+    without its last step, when its ends are things (not values, not only the topic). "How many different
+    pastries are made by the bakeries ..." over ``^flour from → makes → first baked`` counts the pastries the
+    scorer's chain passed through, not their years. None when there is no such prefix."""
+    reading, path = used or (None, None)
+    if path is None or len(path.steps) < 2:
+        return None
+    prefix = type(path)(path.steps[:-1], path.layers[:-1], score=path.score)
+    if kgqa.is_value(prefix) or set(prefix.ends.tolist()) <= set(reading.mention.entities):
+        return None
+    moved, names = _moved(reading, prefix), kgqa.store.entities
+    ans = kgqa.answers(prefix, reading.mention.entities)
+    res = finish(kgqa, moved, prefix, ans, [names[a] for a in ans], kgqa.support(prefix, ans[:10]),
+                 {"relation_path": kgqa.describe(moved)["relation_path"], "value_holders": True}, scorer_path=path)
+    res["_used"] = (moved, prefix)
     return res
 
 
