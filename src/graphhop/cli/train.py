@@ -19,7 +19,7 @@ __all__ = ["train_retriever", "train_reranker", "train_query_generator", "train_
 
 def register(app: typer.Typer) -> None:
     """Add the ``train`` command group to ``app``."""
-    train = typer.Typer(help="Train models: retriever, reranker (DiFaR²), query generator (GoldEn), bgr, reader, ssg, kgqa, leaves, type-head.",
+    train = typer.Typer(help="Train models: retriever, reranker (DiFaR²), query generator (GoldEn), bgr, reader, ssg, kgqa, kgqa-reranker, leaves, type-head.",
                         no_args_is_help=True)
     train.command("retriever")(train_retriever)
     train.command("reranker")(train_reranker)
@@ -40,6 +40,9 @@ def register(app: typer.Typer) -> None:
     from graphhop.cli.type_head import train_type_head_cli
 
     train.command("type-head")(train_type_head_cli)
+    from graphhop.cli.kgqa_rerank import train_kgqa_reranker
+
+    train.command("kgqa-reranker")(train_kgqa_reranker)
     app.add_typer(train, name="train")
 
 _DATASETS_HELP = (
