@@ -66,14 +66,14 @@ def latency_summary(seconds: Sequence[float]) -> dict[str, float]:
 
 
 def warm_latency(index: Any, questions: Sequence[tuple[str, int]], method: str | None = None,
-                 progress: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Build ``method`` (default: what ``ask`` picks) over ``index``, answer one question to warm it,
+                 progress: Callable[[str], None] | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Build ``method`` (default: what ``ask`` picks; with ``options``) over ``index``, answer one question to warm it,
     then time every question. Returns the summary, by hops, and the setup times."""
     from graphhop.pipeline.registry import build_pipeline, default_pipeline
 
     method = method or default_pipeline(index)
     t0 = time.perf_counter()
-    pipe = build_pipeline(method, index)
+    pipe = build_pipeline(method, index, **(options or {}))
     _ = pipe.reader  # the KB's store and the scorer (kgqa), or the reader, load here
     t1 = time.perf_counter()
     pipe.ask(questions[0][0])  # the encoder loads on first use
@@ -117,8 +117,10 @@ def cold_start(index_dir: Path, question: str, runs: int = 3, threads: int = 1, 
 
 
 def ask_benchmark(datasets: Sequence[str] = DEFAULT_SETS, n: int = 300, cold: int = 3, threads: int = 1,
-                  root: str | Path | None = None, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """The whole benchmark: warm latency over ``n`` questions, then ``cold`` fresh-process runs."""
+                  root: str | Path | None = None, progress: Callable[[str], None] | None = None,
+                  options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The whole benchmark: warm latency over ``n`` questions (pipeline ``options``), then ``cold`` fresh-process runs
+    (the default pipeline)."""
     from graphhop.evaluation import dataset_index
 
     kb, questions = bench_questions(datasets, n, root)
@@ -130,7 +132,9 @@ def ask_benchmark(datasets: Sequence[str] = DEFAULT_SETS, n: int = 300, cold: in
     result: dict[str, Any] = {"kb": str(kb), "facts": len(index.docs), "datasets": list(datasets), "threads": threads,
                               "cpus": sorted(os.sched_getaffinity(0)), "load_avg_start": [round(x, 2) for x in os.getloadavg()],
                               "index_open_s": round(opened, 2)}
-    result["warm"] = warm_latency(index, questions, progress=progress)
+    result["warm"] = warm_latency(index, questions, progress=progress, options=options)
+    if options:
+        result["options"] = dict(options)
     if cold > 0:
         if progress is not None:
             progress(f"cold: {cold} fresh `graphhop ask` processes")

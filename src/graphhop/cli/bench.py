@@ -67,6 +67,7 @@ def bench_ask(
     pin_cpu: Optional[int] = typer.Option(None, "--pin-cpu", help="Pin this process and the cold runs to this CPU (like `taskset -c N`)."),
     data: Optional[str] = typer.Option(None, "--data", help="Data root (default: $GRAPHHOP_DATA)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    option: list[str] = typer.Option([], "--option", "-o", help="KEY=VALUE option of the pipeline in the warm runs (e.g. rerank=shipped)."),
 ) -> None:
     """`ask` latency over a KB with the default pipeline: warm p50/p95 per question, and the cold start."""
     import os
@@ -82,7 +83,10 @@ def bench_ask(
         os.sched_setaffinity(0, {pin_cpu})
     set_threads(threads)
     say = None if as_json else (lambda msg: typer.echo(msg, err=True))
-    result = ask_benchmark([d.strip() for d in datasets.split(",") if d.strip()], n, cold, threads, data, progress=say)
+    from graphhop.cli.common import key_values
+
+    result = ask_benchmark([d.strip() for d in datasets.split(",") if d.strip()], n, cold, threads, data, progress=say,
+                           options=key_values(option))
     if as_json:
         print(json.dumps(result))
         return

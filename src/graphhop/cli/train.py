@@ -19,27 +19,20 @@ __all__ = ["train_retriever", "train_reranker", "train_query_generator", "train_
 
 def register(app: typer.Typer) -> None:
     """Add the ``train`` command group to ``app``."""
-    train = typer.Typer(help="Train models: retriever, reranker (DiFaR²), query generator (GoldEn), bgr, reader, ssg, kgqa, leaves, type-head.",
+    train = typer.Typer(help="Train models: retriever, reranker (DiFaR²), query generator (GoldEn), bgr, reader, ssg, kgqa, kgqa-reranker, leaves, type-head.",
                         no_args_is_help=True)
-    train.command("retriever")(train_retriever)
-    train.command("reranker")(train_reranker)
-    train.command("query-generator")(train_query_generator)
-    train.command("bgr")(train_bgr)
-    train.command("reader")(train_reader)
     from graphhop.cli.kgqa import train_kgqa
+    from graphhop.cli.kgqa_rerank import train_kgqa_reranker
     from graphhop.cli.ssg import train_ssg
-
-    train.command("ssg")(train_ssg)
     from graphhop.cli.text import train_span_head
-
-    train.command("span-head")(train_span_head)
-    train.command("kgqa")(train_kgqa)
-    train.command("leaves")(train_leaves)
-    train.command("leaf-encoder")(train_leaf_encoder)
-    train.command("leaf-reranker")(train_leaf_reranker)
     from graphhop.cli.type_head import train_type_head_cli
 
-    train.command("type-head")(train_type_head_cli)
+    for name, command in (("retriever", train_retriever), ("reranker", train_reranker), ("query-generator", train_query_generator),
+                          ("bgr", train_bgr), ("reader", train_reader), ("ssg", train_ssg), ("span-head", train_span_head),
+                          ("kgqa", train_kgqa), ("leaves", train_leaves), ("leaf-encoder", train_leaf_encoder),
+                          ("leaf-reranker", train_leaf_reranker), ("type-head", train_type_head_cli),
+                          ("kgqa-reranker", train_kgqa_reranker)):
+        train.command(name)(command)
     app.add_typer(train, name="train")
 
 _DATASETS_HELP = (

@@ -116,7 +116,8 @@ class KGQA:
                  threshold: float | None = None, max_support: int = 50, topic_answers: str = "no-walk-back",
                  end_typing: bool = True, answer_order: str = "degree", confidence: str = "answer",
                  walk_back: str = "others",
-                 cover: float = COVER_RATIO, type_head: str = "off", abstain: bool | str = True) -> None:
+                 cover: float = COVER_RATIO, type_head: str = "off", abstain: bool | str = True,
+                 rerank: bool | str = False, rerank_k: int | None = None, rerank_w: float | None = None) -> None:
         if not 1 <= max_hops <= MAX_HOPS:
             raise ValueError(f"max_hops must be in 1..{MAX_HOPS}")
         self.store = store
@@ -148,6 +149,12 @@ class KGQA:
         #: the learned confidence (:mod:`graphhop.kgqa.abstain`): True the shipped model, a path another, False off
         self.abstainer = None if abstain is False else Confidence.load(None if abstain is True else abstain)
         self._qcache: dict[str, np.ndarray] = {}
+        #: the chain reranker (:mod:`graphhop.kgqa.rerank`): True the shipped one, a path another, False off
+        self.reranker = None
+        if rerank is not False:
+            from graphhop.kgqa.rerank import ChainReranker
+
+            self.reranker = ChainReranker.load(None if rerank is True else rerank, rerank_k, rerank_w)
 
     def threshold_for(self, path: RelPath | None) -> float:
         """The threshold a probability is judged by: the given one, else the head's for ``path``'s hop count
@@ -200,6 +207,8 @@ class KGQA:
             typed = [p for p in paths if self.is_numeric(p) == (kind == "number")]
             paths = typed or paths
         paths.sort(key=lambda p: (-p.score, len(p.steps), path_signature(self.store, p.steps)))
+        if self.reranker is not None:
+            paths = self.reranker.reorder(text, self.store, paths)
         if not paths:
             return Reading(mention, text, [])
         scores = np.asarray([p.score for p in paths], dtype=np.float64)

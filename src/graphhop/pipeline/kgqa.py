@@ -22,7 +22,7 @@ __all__ = ["KGQAPipeline", "OPTIONS"]
 OPTIONS: dict[str, Any] = {"hops": DEFAULT_HOPS, "beam": 10, "threshold": None, "weights": None, "k": None, "model": None,
                            "reader": None, "topic_answers": "no-walk-back", "answer_order": "degree", "confidence": "answer", "end_typing": True,
                            "walk_back": "others", "cover": None, "type_head": "off",
-                           "abstain": True}
+                           "abstain": True, "rerank": "off", "rerank_k": None, "rerank_w": None}
 
 
 class KGQAPipeline(Stage):
@@ -33,7 +33,8 @@ class KGQAPipeline(Stage):
     def __init__(self, index: Any, hops: int = DEFAULT_HOPS, beam: int = 10, threshold: Optional[float] = None,
                  weights: Optional[str] = None, topic_answers: str = "no-walk-back", answer_order: str = "degree",
                  confidence: str = "answer", end_typing: bool = True, walk_back: str = "others",
-                 cover: Optional[float] = None, type_head: str = "off", abstain: bool = True) -> None:
+                 cover: Optional[float] = None, type_head: str = "off", abstain: bool = True, rerank: str = "off",
+                 rerank_k: Optional[int] = None, rerank_w: Optional[float] = None) -> None:
         from graphhop.kgqa.type_head import TYPE_HEAD_MODES
         from graphhop.kgqa.pipeline import ANSWER_ORDERS, CONFIDENCES, TOPIC_ANSWERS, WALK_BACKS
 
@@ -50,6 +51,8 @@ class KGQAPipeline(Stage):
         self.cover = cover  # named-relation coverage window (graphhop.kgqa.cover.covering); None: the default
         self.type_head = type_head  # the trained type head in answer typing (graphhop.kgqa.end_type.EndTyper)
         self.abstain = abstain  # the learned confidence withholds unsure answers (graphhop.kgqa.abstain)
+        #: the chain reranker (graphhop.kgqa.rerank): off, shipped, or a folder; its k and w (None: the saved ones)
+        self.rerank, self.rerank_k, self.rerank_w = rerank, rerank_k, rerank_w
         self._kgqa: Any = None
 
     @property
@@ -62,6 +65,7 @@ class KGQAPipeline(Stage):
                                          threshold=self.threshold, topic_answers=self.topic_answers,
                                          answer_order=self.answer_order, confidence=self.confidence,
                                          end_typing=self.end_typing, walk_back=self.walk_back, type_head=self.type_head, abstain=self.abstain,
+                                         rerank=_rerank(self.rerank), rerank_k=self.rerank_k, rerank_w=self.rerank_w,
                                          **({} if self.cover is None else {"cover": self.cover}))
         return self._kgqa
 
@@ -89,7 +93,17 @@ def _factory(index: Any, **options: Any) -> KGQAPipeline:
                         answer_order=str(opts["answer_order"]), confidence=str(opts["confidence"]),
                         end_typing=_flag("end_typing", opts["end_typing"]), walk_back=str(opts["walk_back"]),
                         cover=_number("cover", opts["cover"]), type_head=str(opts["type_head"]),
-                        abstain=_flag("abstain", opts["abstain"]))
+                        abstain=_flag("abstain", opts["abstain"]), rerank=str(opts["rerank"]),
+                        rerank_k=None if opts["rerank_k"] is None else int(opts["rerank_k"]),
+                        rerank_w=_number("rerank_w", opts["rerank_w"]))
+
+
+def _rerank(value: str) -> bool | str:
+    """The ``rerank`` option as :class:`~graphhop.kgqa.pipeline.KGQA` takes it: off -> False, shipped -> True, else a folder."""
+    text = str(value).strip()
+    if text.lower() in ("off", "false", "no", "0", "none"):
+        return False
+    return True if text.lower() in ("shipped", "on", "true", "yes", "1") else text
 
 
 def _number(name: str, value: Any) -> Optional[float]:
