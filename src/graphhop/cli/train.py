@@ -30,9 +30,9 @@ def register(app: typer.Typer) -> None:
     from graphhop.cli.ssg import train_ssg
 
     train.command("ssg")(train_ssg)
-    from graphhop.cli.text import train_span_head
-
+    from graphhop.cli.text import train_edge_reader, train_span_head
     train.command("span-head")(train_span_head)
+    train.command("edge-reader")(train_edge_reader)
     train.command("kgqa")(train_kgqa)
     train.command("leaves")(train_leaves)
     train.command("leaf-encoder")(train_leaf_encoder)
