@@ -41,7 +41,9 @@ is walked relation by relation:
   ``w_match`` times its probability of each chain, so paraphrased relations (``taught`` / ``trained
   under``) and unnamed bridge entities are read by what was learned, not by word lists; if the best answer
   (by score plus ``clear_type_weight`` times its type fit) then leads every other by ``clear_gap`` it still
-  counts. List questions always consult it. The weights were set on the selection sets
+  counts. List questions always consult it. ``edge_reader`` (off: it lost on strangers' passages, docs/RESULTS.md
+  "Session 14 (txr14)"): a trained cross-encoder (:mod:`graphhop.read.edge_reader`) lets an edge meeting no relation
+  word count as meeting one when it accepts the sentence for the question. The weights were set on the selection sets
   (``tests/pipeline/data``), never on the regression suites.
 """
 

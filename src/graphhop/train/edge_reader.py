@@ -26,7 +26,7 @@ from typing import Any, Sequence
 
 from graphhop.train.leaf_reranker import RerankerRecipe
 
-__all__ = ["EDGE_RECIPE", "set_lists", "train_edge_reader"]
+__all__ = ["EDGE_RECIPE", "recipe_with", "set_lists", "train_edge_reader"]
 
 #: The recipe (sized to ~10 CPU minutes on one thread): lists of 1-2 positives and up to 6 negatives, 4 lists a
 #: step, listwise + pointwise loss, top 2 layers + pooler + head trained, inputs cut at 64 tokens.
