@@ -1,7 +1,7 @@
-"""``graphhop train span-head``: retrain the span reader head that ships with graphhop (registered by :mod:`graphhop.cli.train`).
+"""``graphhop train span-head`` / ``edge-reader``: retrain the span reader head that ships with graphhop, or train the
+walk's opt-in edge reader (registered by :mod:`graphhop.cli.train`).
 
-The work is in
-:mod:`graphhop.train.span_head`.
+The work is in :mod:`graphhop.train.span_head` and :mod:`graphhop.train.edge_reader`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import typer
 
 from graphhop.core import InputError
 
-__all__ = ["train_span_head"]
+__all__ = ["train_span_head", "train_edge_reader"]
 
 
 def train_span_head(
@@ -44,3 +44,29 @@ def train_span_head(
     card = run_training(out, root or Path("/nonexistent"), builder, train_limit=train_limit, dev_limit=dev_limit,
                         epochs=epochs, max_minutes=max_minutes, seed=seed)
     typer.echo(json.dumps({k: v for k, v in card.items() if k != "history"}, indent=1))
+
+
+def train_edge_reader(
+    out: Path = typer.Option(Path("runs/edge-reader/model"), "--out", "-o",
+                             help="Directory for the trained top layers (float16 .npz shards + config.json)."),
+    sets: list[Path] = typer.Option([], "--set", help="Passage-set folders (passages.jsonl + questions.jsonl with answers "
+                                    "and gold_passages); repeatable. Never a regression suite."),
+    work: Path = typer.Option(Path("runs/edge-reader"), "--work", help="Where the sets' indexes are built or reused."),
+    synthetic: int = typer.Option(600, help="Synthetic paraphrase questions (graphhop.train.edge_paraphrase)."),
+    epochs: int = typer.Option(1, help="Epochs."),
+    lr: float = typer.Option(1e-4, help="Peak learning rate (AdamW, linear warm-up and decay)."),
+    train_layers: int = typer.Option(2, help="Top transformer layers trained (with the pooler and head)."),
+    threads: Optional[int] = typer.Option(1, help="torch CPU threads."),
+    log: Optional[Path] = typer.Option(None, "--log", help="Append a progress line every 20 training steps here."),
+) -> None:
+    """Train the walk's edge reader (a MiniLM cross-encoder, top layers only; ``train/edge_reader.py``)."""
+    from graphhop.models.encoder import set_threads
+    from graphhop.train.edge_reader import recipe_with, train_edge_reader as train
+    from graphhop.train.leaf_reranker import line_log
+
+    set_threads(threads)
+    for folder in sets:
+        if "regression" in folder.parts or not (folder / "questions.jsonl").exists():
+            raise InputError(f"{folder}: not a selection passage set (questions.jsonl; never tests/regression)")
+    card = train(sets, out, work, synthetic, recipe_with(epochs=epochs, train_layers=train_layers, lr=lr), log=line_log(log))
+    typer.echo(json.dumps(card, indent=1))

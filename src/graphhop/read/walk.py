@@ -41,7 +41,9 @@ is walked relation by relation:
   ``w_match`` times its probability of each chain, so paraphrased relations (``taught`` / ``trained
   under``) and unnamed bridge entities are read by what was learned, not by word lists; if the best answer
   (by score plus ``clear_type_weight`` times its type fit) then leads every other by ``clear_gap`` it still
-  counts. List questions always consult it. The weights were set on the selection sets
+  counts. List questions always consult it. ``edge_reader`` (off: it lost on strangers' passages, docs/RESULTS.md
+  "Session 14 (txr14)"): a trained cross-encoder (:mod:`graphhop.read.edge_reader`) lets an edge meeting no relation
+  word count as meeting one when it accepts the sentence for the question. The weights were set on the selection sets
   (``tests/pipeline/data``), never on the regression suites.
 """
 
@@ -75,6 +77,7 @@ class _State:
     climbed: int = 0  # hops taken only towards an asked type (``type_hops``)
     middled: int = 0  # hops through an unnamed middle entity (``middle_hops``)
     pending: bool = False  # the last hop met no question word: only a hop that does may follow, not an answer
+    read: int = 0  # hops whose relation word only the edge reader met (``read_penalty`` each)
 
     @property
     def path(self) -> tuple[str, ...]:
@@ -93,7 +96,8 @@ class WalkReader(AnswerTypes):
                  clear_type_weight: float = 2.0, relation_matcher: Any = None, relation_scale: float = 10.0,
                  type_hops: int = 1, climb_fit: float = 0.5, middle_hops: int = 1, type_head: str = "off",
                  own_passages: bool = True, entity_cap: int | None = None, keep_cut: bool = False,
-                 placed_types: bool = False) -> None:
+                 placed_types: bool = False, edge_reader: str | None = None, edge_accept: float = 0.5,
+                 read_penalty: float = 0.0) -> None:
         from graphhop.kgqa.type_head import TYPE_HEAD_MODES
 
         if type_head not in TYPE_HEAD_MODES:
@@ -141,10 +145,19 @@ class WalkReader(AnswerTypes):
         self._asked: dict[str, str] = {}  # relation word key -> the word the question being read wrote for it
         self.type_head = type_head if hasattr(self.encoder, "encode") else "off"  # graphhop.kgqa.type_head (typ12)
         self._head: Any = None
+        self.edge_reader: Any = None  # the trained edge reader (graphhop.read.edge_reader; off by default)
+        if edge_reader not in (None, "off"):
+            from graphhop.read.edge_reader import EdgeReader
+
+            self.edge_reader = EdgeReader.load(edge_reader)
+        self.edge_accept = edge_accept
+        self.read_penalty = read_penalty
+        self._question = ""
+        self._accepted: dict[Edge, tuple[str, ...]] = {}  # edges the edge reader accepted -> relation words, nearest first
 
     def walk(self, entities: Sequence[str], relations: frozenset[str], answer_types: frozenset[str] = frozenset(),
              bridge_types: frozenset[str] = frozenset(), climbs: int = 0, middles: int = 0,
-             asked: dict[str, str] | None = None) -> list[_State]:
+             asked: dict[str, str] | None = None, question: str = "") -> list[_State]:
         """Every state reached (beam ``beam`` per depth), best coverage first. A hop must cover a new
         relation word, leave a bridge that is of a bridge type noun, or carry a type noun in its words;
         covered = relation words met (in the edge's words, by an encoder-similar word, or naming what the
@@ -152,8 +165,10 @@ class WalkReader(AnswerTypes):
         no question word when every relation word is met but the end is not named as the asked answer type
         (:meth:`_owes`): ``In which country was X born?`` from the birthplace, a city, to the country it is in.
         ``asked``: the word written for each relation word (:func:`surface_words` of the question; what
-        :meth:`read` passes), read by the encoder for soft matches."""
+        :meth:`read` passes), read by the encoder for soft matches; ``question``: the question the edge reader reads
+        (:meth:`_read_pairs`; :meth:`read` passes it)."""
         self._asked = asked or {}
+        self._question, self._accepted = question or "", {}
         states = [_State(e, (), frozenset(), 0, self._typed(e, "", bridge_types)) for e in entities]
         seen_entities = {fold_name(e) for e in entities}
         types = answer_types | bridge_types
@@ -199,19 +214,23 @@ class WalkReader(AnswerTypes):
                 or edge.doc not in self.graph.titles.get(fold_name(st.entity), ()):  # read in st's own passage
             return None
         return _State(edge.target, st.edges + (edge,), st.covered, st.reused,
-                      self._typed(edge.target, edge.sentence, bridge_types), middled=st.middled + 1, pending=True)
+                      self._typed(edge.target, edge.sentence, bridge_types), middled=st.middled + 1, pending=True,
+                      read=st.read)
 
     def _extend(self, st: _State, edge: Edge, relations: frozenset[str], similar: set[tuple[str, str]],
                 types: frozenset[str], bridge_types: frozenset[str], free: bool = False) -> _State | None:
         """``st`` one edge further, or None when the hop covers no new relation word, passes no bridge
         of a bridge type and carries no type noun (unless ``free``: a chain the trained matcher chose)."""
         met = edge.words & relations | frozenset(r for r in relations for w in (*edge.words, edge.label) if (r, w) in similar)
+        read = not met and edge in self._accepted
+        if read:  # accepted by the edge reader: the nearest relation word not yet covered
+            met = frozenset([next((r for r in self._accepted[edge] if r not in st.covered), self._accepted[edge][0])])
         named = relations & relation_keys(edge.target)  # ``best-known bridge``: the Weir Bridge
         gain = (met | named | (st.typed if st.edges else frozenset())) - st.covered
         if not (free or gain or edge.words & types):
             return None
         return _State(edge.target, st.edges + (edge,), st.covered | gain, st.reused + (not gain),
-                      self._typed(edge.target, edge.sentence, bridge_types))
+                      self._typed(edge.target, edge.sentence, bridge_types), read=st.read + bool(read and gain))
 
     def _owes(self, st: _State, relations: frozenset[str], answer_types: frozenset[str]) -> bool:
         """Whether ``st`` met every relation word of the question but ends at an entity the text does not
@@ -227,7 +246,7 @@ class WalkReader(AnswerTypes):
         if is_number(edge.target):
             return None
         return _State(edge.target, st.edges + (edge,), st.covered, st.reused,
-                      self._typed(edge.target, edge.sentence, bridge_types), st.climbed + 1)
+                      self._typed(edge.target, edge.sentence, bridge_types), st.climbed + 1, read=st.read)
 
     def chain_state(self, chain: Sequence[Edge], relations: frozenset[str], bridge_types: frozenset[str]) -> _State:
         """The walk state of a chain found by the trained matcher (coverage counted as the walk counts it)."""
@@ -246,7 +265,32 @@ class WalkReader(AnswerTypes):
         out = self._matched(edges, relations)
         if self.soft is not None:
             out |= self._soft_pairs(edges, relations)
-        return out
+        return out | self._read_pairs(edges, relations, out)
+
+    def _read_pairs(self, edges: Sequence[Edge], relations: frozenset[str],
+                    found: set[tuple[str, str]]) -> set[tuple[str, str]]:
+        """Notes (in ``_accepted``) each edge that meets no relation word otherwise and whose sentence the edge reader
+        (:mod:`graphhop.read.edge_reader`) accepts for the question at ``edge_accept``, with the relation words nearest
+        its label by the encoder first: the reader says *whether* the sentence states an asked relation about the
+        edge's source (``came into the world in`` for ``born``), the encoder *which* (:meth:`_extend` credits the
+        nearest not yet covered). Returns no pairs: what a hop meets this way depends on the chain before it."""
+        if self.edge_reader is None or not relations or not self._question:
+            return set()
+        met = {w for _, w in found}
+        todo = [e for e in edges if e not in self._accepted and not (e.words & relations or met & {*e.words, e.label})]
+        if todo:
+            probs = self.edge_reader.probabilities(self._question, [(e.source, e.sentence) for e in todo])
+            accepted = [e for e, p in zip(todo, probs) if p >= self.edge_accept and e.label]
+            keys = sorted(relations)
+            if accepted and len(keys) > 1 and self.soft is not None:
+                asked = [(r, w) for r in keys for w in self._asked_forms(r)]
+                self._encode([w for _, w in asked] + [e.label for e in accepted])
+                sims = np.stack([self._word_vecs[w] for _, w in asked]) @ np.stack([self._word_vecs[e.label] for e in accepted]).T
+                for e, col in zip(accepted, sims.T):
+                    self._accepted[e] = tuple(dict.fromkeys(asked[int(i)][0] for i in np.argsort(-col, kind="stable")))
+            else:
+                self._accepted.update((e, tuple(keys)) for e in accepted)
+        return set()
 
     def _encode(self, texts: Sequence[str]) -> None:
         """Encoder vectors of ``texts`` not yet cached (normalised)."""
@@ -321,7 +365,7 @@ class WalkReader(AnswerTypes):
         # a claim's masked question (``query`` given: yes/no, counts) asks for the claim's own kind: no climbs
         states = self.walk(entities, relations, answer_types, bridge_types, *((self.type_hops, self.middle_hops)
                                                                               if query is None else (0, 0)),
-                           asked=surface_words(question))
+                           asked=surface_words(question), question=question)
         scores, fits = self._scores(question, states, np.zeros(len(states)), wanted, answer_types)
         if any(st.climbed for st in states):  # a climb only from an end that does not fit the asked type
             keep = [i for i, st in enumerate(states) if not st.climbed
@@ -387,7 +431,8 @@ class WalkReader(AnswerTypes):
             return [], {}
         fits = self._type_fits(question, states, answer_types)
         return [(len(st.covered) / len(wanted) if wanted else 1.0) + self.w_type * fits[st.entity] + self.w_match * m
-                - self.hop_penalty * len(st.edges) - self.reuse_penalty * st.reused for st, m in zip(states, match)], fits
+                - self.hop_penalty * len(st.edges) - self.reuse_penalty * st.reused - self.read_penalty * st.read
+                for st, m in zip(states, match)], fits
 
 #: Comparatives (``taller``, ``deeper``) end in ``-er`` but name no agent: no participle is read for them.
 _COMPARATIVES = _MIN | _MAX | _AGE
@@ -415,8 +460,8 @@ def _diverse(ranked: Sequence[_State], beam: int, cap: int | None) -> list[_Stat
     return out
 
 
-def _rank(state: _State) -> tuple[int, int, int]:
-    return (len(state.covered), -state.reused, -len(state.edges))
+def _rank(state: _State) -> tuple[int, int, int, int]:
+    return (len(state.covered), -state.reused, -state.read, -len(state.edges))
 
 
 class WalkRetriever:
