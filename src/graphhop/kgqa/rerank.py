@@ -17,6 +17,7 @@ rebuilds the shipped weights (:mod:`graphhop.kgqa.rerank_train`).
 
 from __future__ import annotations
 
+import functools
 from importlib import resources
 from pathlib import Path
 from typing import Any, Sequence
@@ -69,6 +70,14 @@ def rerank_folder(name: str | Path | None = None) -> Path:
     return Path(name)
 
 
+@functools.lru_cache(maxsize=4)
+def _load_model(folder: str) -> tuple[Any, Any, dict[str, Any]]:
+    """``(model, tokenizer, config)`` saved in ``folder``, loaded once per process."""
+    from graphhop.models.top_layers import load_top_layers
+
+    return load_top_layers(folder)
+
+
 class ChainReranker:
     """Reorders a reading's best paths with the cross-encoder (see the module docstring)."""
 
@@ -82,10 +91,9 @@ class ChainReranker:
 
     @classmethod
     def load(cls, name: str | Path | None = None, k: int | None = None, w: float | None = None) -> "ChainReranker":
-        """The reranker saved in ``name`` (default: the shipped one) over the bundled MiniLM."""
-        from graphhop.models.top_layers import load_top_layers
-
-        model, tokenizer, config = load_top_layers(rerank_folder(name))
+        """The reranker saved in ``name`` (default: the shipped one) over the bundled MiniLM; the model of one folder
+        is loaded once per process and shared (inference only)."""
+        model, tokenizer, config = _load_model(str(rerank_folder(name).resolve()))
         return cls(model, tokenizer, config, k, w)
 
     def logits(self, text: str, chains: Sequence[str]) -> np.ndarray:

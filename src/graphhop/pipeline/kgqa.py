@@ -22,7 +22,7 @@ __all__ = ["KGQAPipeline", "OPTIONS"]
 OPTIONS: dict[str, Any] = {"hops": DEFAULT_HOPS, "beam": 10, "threshold": None, "weights": None, "k": None, "model": None,
                            "reader": None, "topic_answers": "no-walk-back", "answer_order": "degree", "confidence": "answer", "end_typing": True,
                            "walk_back": "others", "cover": None, "type_head": "off",
-                           "abstain": True, "rerank": "off", "rerank_k": None, "rerank_w": None}
+                           "abstain": True, "rerank": "shipped", "rerank_k": None, "rerank_w": None}
 
 
 class KGQAPipeline(Stage):
@@ -33,7 +33,7 @@ class KGQAPipeline(Stage):
     def __init__(self, index: Any, hops: int = DEFAULT_HOPS, beam: int = 10, threshold: Optional[float] = None,
                  weights: Optional[str] = None, topic_answers: str = "no-walk-back", answer_order: str = "degree",
                  confidence: str = "answer", end_typing: bool = True, walk_back: str = "others",
-                 cover: Optional[float] = None, type_head: str = "off", abstain: bool = True, rerank: str = "off",
+                 cover: Optional[float] = None, type_head: str = "off", abstain: bool = True, rerank: str = "shipped",
                  rerank_k: Optional[int] = None, rerank_w: Optional[float] = None) -> None:
         from graphhop.kgqa.type_head import TYPE_HEAD_MODES
         from graphhop.kgqa.pipeline import ANSWER_ORDERS, CONFIDENCES, TOPIC_ANSWERS, WALK_BACKS
