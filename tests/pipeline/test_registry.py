@@ -109,3 +109,18 @@ def test_bm25_only_fact_index_asks_with_kgqa(tmp_path) -> None:
     res = build_pipeline("kgqa", index).ask("How many countries border Switzerland?")
     assert (res.method, res.answer, res.qtype) == ("kgqa", "5", "count") and len(res.support) == 5
     assert index._dense is None  # the dense part was never opened
+
+
+@pytest.mark.parametrize("option,value,message", [("rerank_k", "abc", "rerank_k must be a number"),
+                                                  ("beam", "2.5", "beam must be a whole number"),
+                                                  ("hops", "three", "hops must be a number")])
+def test_kgqa_whole_number_options_are_one_line(tmp_path, option, value, message) -> None:
+    """A bad whole-number option of kgqa (``-o rerank_k=abc``) is an InputError naming it, not an internal error."""
+    from graphhop.index.directory import KnowledgeIndex, build_index, documents_from_facts
+    from graphhop.kb.loaders import iter_triples
+
+    (tmp_path / "kb.tsv").write_text("Lilu\tborn in\tVeskaria\n", encoding="utf-8")
+    build_index(documents_from_facts(iter_triples(tmp_path / "kb.tsv")), tmp_path / "idx", dense=None, progress=False)
+    index = KnowledgeIndex.open(tmp_path / "idx")
+    with pytest.raises(InputError, match=message):
+        build_pipeline("kgqa", index, **{option: value})

@@ -88,13 +88,13 @@ def _factory(index: Any, **options: Any) -> KGQAPipeline:
     if unknown:
         raise InputError(f"pipeline 'kgqa' does not take option {unknown[0]!r} (it takes {', '.join(OPTIONS)})")
     opts = {**OPTIONS, **given}
-    return KGQAPipeline(index, hops=int(opts["hops"]), beam=int(opts["beam"]), threshold=opts["threshold"],
+    return KGQAPipeline(index, hops=_whole("hops", opts["hops"]), beam=_whole("beam", opts["beam"]), threshold=opts["threshold"],
                         weights=opts["weights"], topic_answers=str(opts["topic_answers"]),
                         answer_order=str(opts["answer_order"]), confidence=str(opts["confidence"]),
                         end_typing=_flag("end_typing", opts["end_typing"]), walk_back=str(opts["walk_back"]),
                         cover=_number("cover", opts["cover"]), type_head=str(opts["type_head"]),
                         abstain=_flag("abstain", opts["abstain"]), rerank=str(opts["rerank"]),
-                        rerank_k=None if opts["rerank_k"] is None else int(opts["rerank_k"]),
+                        rerank_k=_whole("rerank_k", opts["rerank_k"]),
                         rerank_w=_number("rerank_w", opts["rerank_w"]))
 
 
@@ -114,6 +114,14 @@ def _number(name: str, value: Any) -> Optional[float]:
         return float(value)
     except (TypeError, ValueError):
         raise InputError(f"kgqa: {name} must be a number (got {value!r})") from None
+
+
+def _whole(name: str, value: Any) -> Optional[int]:
+    """A whole-number option given as a number or as text (``--option rerank_k=8``); None stays None."""
+    number = _number(name, value)
+    if number is not None and number != int(number):
+        raise InputError(f"kgqa: {name} must be a whole number (got {value!r})")
+    return None if number is None else int(number)
 
 
 def _flag(name: str, value: Any) -> bool:
