@@ -22,7 +22,7 @@ def train_kgqa_reranker(
     lr: float = typer.Option(2e-4, "--lr"),
     layers: int = typer.Option(1, "--layers", help="Top transformer layers trained (and shipped; 1 keeps the file under 5 MB)."),
     k: int = typer.Option(8, "--k", help="Paths the shipped reranker reorders (saved in its config)."),
-    w: float = typer.Option(1.0, "--w", help="The logit's weight beside the head score (saved in its config)."),
+    w: float = typer.Option(0.5, "--w", help="The logit's weight beside the head score (saved in its config)."),
     data: Optional[Path] = typer.Option(None, "--data", help="Benchmark data root (default: $GRAPHHOP_DATA)."),
     seed: int = typer.Option(0, "--seed"),
     threads: Optional[int] = typer.Option(1, "--threads", help="Torch CPU threads."),

@@ -35,7 +35,7 @@ __all__ = ["DEFAULT_RERANK", "RERANK_K", "RERANK_W", "verbalize_chain", "ChainRe
 DEFAULT_RERANK = "kgqa-rerank"
 #: Paths reordered (the scorer's best ``k``) and the cross-encoder logit's weight beside the head score.
 RERANK_K = 8
-RERANK_W = 1.0
+RERANK_W = 0.5
 _VARS = "ABCDEFG"
 
 

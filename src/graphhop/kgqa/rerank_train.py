@@ -23,7 +23,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from graphhop.kb.store import KGStore
-from graphhop.kgqa.rerank import RERANK_K, verbalize_chain
+from graphhop.kgqa.rerank import RERANK_K, RERANK_W, verbalize_chain
 
 __all__ = ["gold_chain", "kb_lists", "benchmark_lists", "fit_reranker", "train_chain_reranker"]
 
@@ -156,7 +156,7 @@ def _top_logits(model: Any, hidden: Any, mask: Any, layers: int) -> Any:
 
 
 def fit_reranker(rows: Sequence[dict[str, Any]], out: str | Path, epochs: int = 2, lr: float = 1e-4, layers: int = 2,
-                 max_length: int = 64, batch: int = 8, seed: int = 0, k: int = RERANK_K, w: float = 1.0,
+                 max_length: int = 64, batch: int = 8, seed: int = 0, k: int = RERANK_K, w: float = RERANK_W,
                  log: Callable[[str], None] | None = None, every_epoch: bool = False) -> dict[str, Any]:
     """Fine-tune the bundled MiniLM cross-encoder on ``rows`` (lists) and save its top layers to ``out`` (with
     ``every_epoch``, also each epoch's to ``out/epoch<n>``, for choosing the epoch count)."""
