@@ -35,7 +35,7 @@ eb-reranker: eb-encoder
 	nice -n 10 $(BIN)/graphhop train leaf-reranker --threads 1
 
 test: setup
-	$(BIN)/python -m pytest -q
+	GRAPHHOP_DATA=$${GRAPHHOP_DATA:-$(CURDIR)/../shared/data} $(BIN)/python -m pytest -q
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info src/*.egg-info

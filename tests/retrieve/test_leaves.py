@@ -101,14 +101,11 @@ def test_choose_stop_picks_the_threshold_and_cap_with_the_best_f1():
 
 
 @pytest.mark.data
-def test_entailmentbank_examples_map_leaves_to_worldtree(tmp_path):
-    import os
-    from pathlib import Path
-
+def test_entailmentbank_examples_map_leaves_to_worldtree(tmp_path, data_dir):
     from graphhop.datasets.textqa import iter_worldtree
     from graphhop.train.leaves import _norm, dev_examples, train_examples
 
-    root = Path(os.environ["GRAPHHOP_DATA"])
+    root = data_dir
     dev = dev_examples(root)
     assert len(dev) == 187 and all(ex.query.split()[0] for ex in dev)
     assert sum(ex.n_gold for ex in dev) == 725 and sum(len(ex.gold) for ex in dev) == 693
