@@ -15,10 +15,11 @@ import pytest
 GRAPHHOP = [sys.executable, "-c", "from graphhop.cli import main; main()"]
 
 
-def _terminal_sigint() -> None:
-    """Child processes get Ctrl-C as in a terminal, even when the test runner was started with SIGINT
-    ignored (a background job of a non-interactive shell inherits SIG_IGN)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+# Ctrl-C as in a terminal, even when the test runner was started with SIGINT ignored (a background job of a
+# non-interactive shell inherits SIG_IGN): the child restores it itself. No preexec_fn: a fork that runs Python in
+# the child can abort in gRPC's fork handlers once the Milvus/Ray tests have started gRPC threads in this process.
+INTERRUPTIBLE = [sys.executable, "-c", "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                 "from graphhop.cli import main; main()"]
 ENV = {**os.environ, "HF_HUB_CACHE": "/nonexistent-hf-cache"}
 
 
@@ -87,8 +88,8 @@ def test_ctrl_c_exits_130_and_keeps_the_old_index(index, tmp_path):
     target = tmp_path / "idx"
     shutil.copytree(index, target)
     before = (target / "manifest.json").read_text()
-    proc = subprocess.Popen([*GRAPHHOP, "index", str(_big_kb(tmp_path / "big.tsv")), "--out", str(target), "--overwrite",
-                             "--dense", "none"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_terminal_sigint, env=ENV)
+    proc = subprocess.Popen([*INTERRUPTIBLE, "index", str(_big_kb(tmp_path / "big.tsv")), "--out", str(target), "--overwrite",
+                             "--dense", "none"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
     _wait_for(tmp_path / ".idx.lock")
     time.sleep(0.5)
     proc.send_signal(signal.SIGINT)
@@ -101,8 +102,8 @@ def test_ctrl_c_exits_130_and_keeps_the_old_index(index, tmp_path):
 @pytest.mark.slow
 def test_second_writer_fails_at_once(tmp_path):
     kb = _big_kb(tmp_path / "big.tsv")
-    first = subprocess.Popen([*GRAPHHOP, "index", str(kb), "--out", str(tmp_path / "same"), "--dense", "none"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_terminal_sigint, env=ENV)
+    first = subprocess.Popen([*INTERRUPTIBLE, "index", str(kb), "--out", str(tmp_path / "same"), "--dense", "none"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
     try:
         _wait_for(tmp_path / ".same.lock")
         one_line(run("index", str(kb), "--out", str(tmp_path / "same"), "--overwrite", "--dense", "none"), 2,

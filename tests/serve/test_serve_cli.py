@@ -16,10 +16,11 @@ import pytest
 GRAPHHOP = [sys.executable, "-c", "from graphhop.cli import main; main()"]
 
 
-def _terminal_sigint() -> None:
-    """Child processes get Ctrl-C as in a terminal, even when the test runner was started with SIGINT
-    ignored (a background job of a non-interactive shell inherits SIG_IGN)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+# Ctrl-C as in a terminal, even when the test runner was started with SIGINT ignored (a background job of a
+# non-interactive shell inherits SIG_IGN): the child restores it itself. No preexec_fn: a fork that runs Python in
+# the child can abort in gRPC's fork handlers once the Milvus/Ray tests have started gRPC threads in this process.
+INTERRUPTIBLE = [sys.executable, "-c", "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                 "from graphhop.cli import main; main()"]
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
@@ -48,8 +49,8 @@ def test_serve_answers_then_stops_on_sigint() -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([*GRAPHHOP, "serve", "--port", str(port), "--max-concurrency", "1"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_terminal_sigint)
+    proc = subprocess.Popen([*INTERRUPTIBLE, "serve", "--port", str(port), "--max-concurrency", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.time() + 240
         while True:
