@@ -14,6 +14,10 @@ and not answer-right); the held-out KB's questions are judged with it. Prints th
     python benchmarks/kgqa_abstain.py dump tests/kgqa/data/kg_* --hops 4 --out /tmp/sel.jsonl
     python benchmarks/kgqa_abstain.py fit /tmp/sel.jsonl --out src/graphhop/weights/kgqa/confidence.json
     python benchmarks/kgqa_abstain.py dump pq-3h --out /tmp/pq3.jsonl && python benchmarks/kgqa_abstain.py apply /tmp/pq3.jsonl
+
+The chain reranker was trained on the selection KBs, so their dump is in-sample for it; ``--rerank-folds DIR`` reads
+each folder with the fold model that never saw it (``DIR/fold<i mod K>`` for the i-th of the sorted names, the folds
+of ``benchmarks/kgqa_rerank_folds.py``): an out-of-fold dump to fit the confidence on.
 """
 
 from __future__ import annotations
@@ -34,8 +38,9 @@ from graphhop.kgqa.thresholds import choose_threshold
 UTILITY = {"right": 1.0, "wrong": -1.0, "withheld": 0.0}
 
 
-def dump(names: Sequence[str], hops: int | None, sample: int | None, out: Path) -> None:
-    """One JSON line per question of each folder / dataset (see the module docstring)."""
+def dump(names: Sequence[str], hops: int | None, sample: int | None, out: Path, folds: Path | None = None) -> None:
+    """One JSON line per question of each folder / dataset (see the module docstring); with ``folds``, each folder
+    read with the reranker fold model that never saw it."""
     from graphhop.cli.kgqa import support_triples
     from graphhop.evaluation import dataset_index
     from graphhop.kgqa.evaluate import evaluate_dataset
@@ -44,11 +49,13 @@ def dump(names: Sequence[str], hops: int | None, sample: int | None, out: Path) 
 
     set_threads(1)
     with out.open("w", encoding="utf-8") as fh:
-        for name in names:
+        k = len([f for f in folds.iterdir() if f.name.startswith("fold")]) if folds else 0
+        for i, name in enumerate(sorted(names) if folds else names):
             raws: list[dict[str, Any]] = []
+            rerank = {"rerank": str(folds / f"fold{i % k}")} if folds else {}
 
             def make(kb: Path) -> tuple[Any, Any]:
-                opts = {"abstain": False, **({"hops": hops} if hops else {})}
+                opts = {"abstain": False, **({"hops": hops} if hops else {}), **rerank}
                 pipe = build_pipeline("kgqa", dataset_index(kb, dense=None, progress=False), **opts)
 
                 def ask(question: str) -> dict[str, Any]:
@@ -143,6 +150,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     d.add_argument("--hops", type=int, default=None)
     d.add_argument("--sample", type=int, default=None)
     d.add_argument("--out", type=Path, required=True)
+    d.add_argument("--rerank-folds", type=Path, default=None, help="read each folder with its out-of-fold reranker")
     f = sub.add_parser("fit")
     f.add_argument("dumps", nargs="+", type=Path)
     f.add_argument("--l2", type=float, nargs="+", default=[1.0])
@@ -154,7 +162,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     a.add_argument("--model", type=Path, default=None)
     args = ap.parse_args(argv)
     if args.cmd == "dump":
-        dump(args.names, args.hops, args.sample, args.out)
+        dump(args.names, args.hops, args.sample, args.out, args.rerank_folds)
     elif args.cmd == "fit":
         _fit(args)
     else:
