@@ -3,6 +3,8 @@
     python benchmarks/text_ask_eval.py tests/regression/text_music tests/regression/text_elements \
         --out runs/text-ask [--bgr-model DIR | --grr] [--given-type] [--relation-matcher DIR] [--walk KEY=VALUE]
         [--method text-kg] [--ranker default|FILE]
+    # the walk's chain reranker (graphhop.read.chain_rerank), a folder written by `graphhop train text-reranker`:
+    python benchmarks/text_ask_eval.py DIR... --out OUT --walk reranker=MODEL --walk rerank_k=4 --walk rerank_w=0.25
 
 A folder without passages.jsonl uses the bundled demo passages. Builds each folder's passages index once
 (BM25 + flat dense, cached under --out), builds the registry's `text` pipeline (`grr` with --grr; BGR hop

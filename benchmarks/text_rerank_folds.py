@@ -78,14 +78,16 @@ def reordered(read: dict, scorer: Any, k: int, w: float) -> list[int]:
     return [top[j] for j in new] + order[k:]
 
 
-def offline(rows: list[dict], scorer: Any, k: int, w: float) -> dict[str, Any]:
-    """Plain questions (own read, an answer given) right first before / after; ids of questions any read moves."""
+def offline(rows: list[dict], scorer: Any, k: int, w: float, no_claims: bool = False) -> dict[str, Any]:
+    """Plain questions (own read, an answer given) right first before / after; ids of questions any read moves
+    (``no_claims``: any read given no query)."""
     from graphhop.train.text_reranker import own_read, reading_labels
 
     before = after = 0
     moved = []
     for row in rows:
-        if any(reordered(r, scorer, k, w)[: k] != reordered(r, None, k, w)[: k] for r in row["reads"]):
+        if any(reordered(r, scorer, k, w)[: k] != reordered(r, None, k, w)[: k] for r in row["reads"]
+               if not (no_claims and r["query"] is not None)):
             moved.append(row["id"])
         read = own_read(row)
         if read is None or TYPES.get(row["type"], row["type"]) != "plain" or not read["texts"] \
@@ -139,6 +141,8 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=8)
     ap.add_argument("--max-length", type=int, default=128)
     ap.add_argument("--out", type=Path, default=Path("runs/rerank-rerun"))
+    ap.add_argument("--no-claims", action="store_true",
+                    help="offline/rerun: leave a claim's read (one given its unmasked query: yes/no, counts) as walked")
     args = ap.parse_args()
     import torch
 
@@ -165,10 +169,10 @@ def main() -> None:
 
         scorer = ChainReranker.load(args.model)
         args.out.mkdir(parents=True, exist_ok=True)
-        walk = {"reranker": str(args.model), "rerank_k": args.k, "rerank_w": args.w}
+        walk = {"reranker": str(args.model), "rerank_k": args.k, "rerank_w": args.w, "rerank_claims": not args.no_claims}
         for s in sets:
             rows = _rows(args.work, [s])
-            got = offline(rows, scorer, args.k, args.w)
+            got = offline(rows, scorer, args.k, args.w, args.no_claims)
             if args.command == "rerun":
                 got = {**rerun(rows, s, DATA / s, args.work, set(got["moved"]), walk), **got}
                 (args.out / f"{s}.json").write_text(json.dumps(got, indent=1))

@@ -70,6 +70,12 @@ def test_the_reranker_puts_the_right_chain_first_and_keeps_the_walks_margins():
     tiny = _reader()
     tiny.reranker = TextChainReranker(_Fake("Corran"), k=8, w=0.0)  # weight 0: the walk's order
     assert tiny.read(QUESTION)[1] == walk
+    claim = "Harnvik Observatory was founded by Elena Marsk"
+    kept = _reader()
+    kept.reranker = TextChainReranker(_Fake("Corran"), k=8, w=0.5, queries=False)  # a claim's read: as walked
+    assert kept.read(QUESTION, query=claim)[1] == _reader().read(QUESTION, query=claim)[1]
+    assert reader.read(QUESTION, query=claim)[1][0].text == "Corran"  # by default a claim's read is reordered too
+    assert kept.read(QUESTION)[1][0].text == "Corran"  # the question's own read still reordered
 
 
 def test_only_the_best_k_are_reordered():
@@ -78,7 +84,7 @@ def test_only_the_best_k_are_reordered():
     at = next(j for j, i in enumerate(order) if walk[i].text == "Corran")
     reader = _reader()
     reader.reranker = TextChainReranker(_Fake("Corran"), k=at, w=0.5)  # Corran just below the reordered ones
-    assert max(reader.read(QUESTION)[1], key=lambda r: r.margin).text == walk[order[0]].text or at == 0
+    assert at >= 1 and max(reader.read(QUESTION)[1], key=lambda r: r.margin).text == walk[order[0]].text
 
 
 def test_recorded_reads_make_training_lists_with_gold_and_hard_negatives():
@@ -103,8 +109,30 @@ def test_the_walk_option_parses_and_a_folder_without_weights_is_one_line(tmp_pat
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
     from text_ask_eval import walk_options
 
-    assert walk_options(["reranker=runs/x", "rerank_k=4", "rerank_w=0.25"]) == {
-        "reranker": "runs/x", "rerank_k": 4, "rerank_w": 0.25}
+    assert walk_options(["reranker=runs/x", "rerank_k=4", "rerank_w=0.25", "rerank_claims=false"]) == {
+        "reranker": "runs/x", "rerank_k": 4, "rerank_w": 0.25, "rerank_claims": False}
     assert _reader(reranker="off").reranker is None and _reader().reranker is None
     with pytest.raises(GraphhopError, match="top.npz"):
         _reader(reranker=str(tmp_path))
+
+
+def test_the_retrain_command_trains_on_the_walks_own_lists_and_refuses_a_regression_suite(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from graphhop.cli import app
+
+    films = Path(__file__).resolve().parents[1] / "pipeline" / "data" / "films"
+    out = tmp_path / "model"
+    res = CliRunner().invoke(app, ["train", "text-reranker", "--set", str(films), "--out", str(out), "--work",
+                                   str(tmp_path / "work"), "--epochs", "1", "--k", "4", "--w", "0.25"])
+    assert res.exit_code == 0, res.output
+    card = json.loads((out / "config.json").read_text())
+    assert card["layers"] == 1 and card["k"] == 4 and card["lists"] >= 3 and len(card["loss"]) == 1
+    assert (tmp_path / "work" / "films-chains.pkl").exists()  # the walk's reads, kept for the next run
+    loaded = TextChainReranker.load(out)
+    assert (loaded.k, loaded.w) == (4, 0.25) and (out / "top.npz").stat().st_size < 5_000_000
+    bad = CliRunner().invoke(app, ["train", "text-reranker", "--set", str(tmp_path / "regression" / "x"), "--out",
+                                   str(out)])
+    assert bad.exit_code != 0 and "never tests/regression" in str(bad.exception)

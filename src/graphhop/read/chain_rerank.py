@@ -62,13 +62,15 @@ class TextChainReranker:
         self.scorer, self.k, self.w, self.record, self.queries = scorer, int(k), float(w), record, queries
 
     @classmethod
-    def load(cls, folder: str | Path, k: int | None = None, w: float | None = None) -> "TextChainReranker":
-        """The reranker trained into ``folder`` (its config's ``k`` and ``w`` unless given)."""
+    def load(cls, folder: str | Path, k: int | None = None, w: float | None = None,
+             queries: bool = True) -> "TextChainReranker":
+        """The reranker trained into ``folder`` (its config's ``k`` and ``w`` unless given; ``queries`` False: a
+        claim's or a part's read, one given its unmasked ``query``, is left in the walk's order)."""
         from graphhop.kgqa.rerank import ChainReranker
 
         scorer = ChainReranker.load(folder)
         return cls(scorer, scorer.config.get("k", TEXT_RERANK_K) if k is None else k,
-                   scorer.config.get("w", TEXT_RERANK_W) if w is None else w)
+                   scorer.config.get("w", TEXT_RERANK_W) if w is None else w, queries=queries)
 
     def reorder(self, question: str, query: str | None, states: Sequence[Any], paths: list[Any],
                 readings: list[Any]) -> tuple[list[Any], list[Any]]:

@@ -98,7 +98,7 @@ class WalkReader(AnswerTypes):
                  own_passages: bool = True, entity_cap: int | None = None, keep_cut: bool = False,
                  placed_types: bool = False, edge_reader: str | None = None, edge_accept: float = 0.5,
                  read_penalty: float = 0.0, reranker: str | None = None, rerank_k: int | None = None,
-                 rerank_w: float | None = None) -> None:
+                 rerank_w: float | None = None, rerank_claims: bool = True) -> None:
         from graphhop.kgqa.type_head import TYPE_HEAD_MODES
 
         if type_head not in TYPE_HEAD_MODES:
@@ -157,7 +157,7 @@ class WalkReader(AnswerTypes):
         if reranker not in (None, "off"):
             from graphhop.read.chain_rerank import TextChainReranker
 
-            self.reranker = TextChainReranker.load(reranker, rerank_k, rerank_w)
+            self.reranker = TextChainReranker.load(reranker, rerank_k, rerank_w, rerank_claims)
         self._question = ""
         self._accepted: dict[Edge, tuple[str, ...]] = {}  # edges the edge reader accepted -> relation words, nearest first
 

@@ -71,8 +71,8 @@ def collect_set(folder: str | Path, work: str | Path, walk: dict[str, Any] | Non
 
 
 def _kw(reranker: Any) -> dict[str, Any]:
-    """The ``k`` and ``w`` of a loaded reranker (none: the defaults)."""
-    return {} if reranker is None else {"k": reranker.k, "w": reranker.w}
+    """The ``k``, ``w`` and ``queries`` of a loaded reranker (none: the defaults)."""
+    return {} if reranker is None else {"k": reranker.k, "w": reranker.w, "queries": reranker.queries}
 
 
 def reading_labels(row: dict[str, Any], read: dict[str, Any]) -> list[bool]:
