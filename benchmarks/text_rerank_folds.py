@@ -138,7 +138,7 @@ def main() -> None:
     ap.add_argument("--epochs", type=int, default=2)
     ap.add_argument("--lr", type=float, default=2e-4)
     ap.add_argument("--layers", type=int, default=1)
-    ap.add_argument("--batch", type=int, default=8)
+    ap.add_argument("--batch", type=int, default=2)
     ap.add_argument("--max-length", type=int, default=128)
     ap.add_argument("--out", type=Path, default=Path("runs/rerank-rerun"))
     ap.add_argument("--no-claims", action="store_true",

@@ -20,7 +20,7 @@ from typing import Any, Callable, Sequence
 __all__ = ["TEXT_RECIPE", "collect_set", "reading_labels", "training_lists", "train_text_reranker"]
 
 #: The training recipe (a fold run: a few CPU minutes on one thread).
-TEXT_RECIPE = {"epochs": 2, "lr": 2e-4, "layers": 1, "max_length": 128, "batch": 8, "seed": 15}
+TEXT_RECIPE = {"epochs": 2, "lr": 2e-4, "layers": 1, "max_length": 128, "batch": 2, "seed": 15}
 #: Question types whose own read is labelled (the engineer-written sets' names included).
 _LABELLED = {"plain": "plain", "query": "plain", "list": "list"}
 
