@@ -3,6 +3,8 @@
     python benchmarks/text_ask_eval.py tests/regression/text_music tests/regression/text_elements \
         --out runs/text-ask [--bgr-model DIR | --grr] [--given-type] [--relation-matcher DIR] [--walk KEY=VALUE]
         [--method text-kg] [--ranker default|FILE]
+    # the walk's chain reranker (graphhop.read.chain_rerank), a folder written by `graphhop train text-reranker`:
+    python benchmarks/text_ask_eval.py DIR... --out OUT --walk reranker=MODEL --walk rerank_k=4 --walk rerank_w=0.25
 
 A folder without passages.jsonl uses the bundled demo passages. Builds each folder's passages index once
 (BM25 + flat dense, cached under --out), builds the registry's `text` pipeline (`grr` with --grr; BGR hop
@@ -16,21 +18,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-DEMO_PASSAGES = Path(__file__).resolve().parents[1] / "src" / "graphhop" / "demo" / "data" / "passages.jsonl"
-
-
 def suite_index(folder: Path, out: Path):
     """The folder's passages index (the demo passages without passages.jsonl), built once under ``out``."""
-    from graphhop.index.dense import DenseOptions
-    from graphhop.index.directory import KnowledgeIndex, build_index, documents_from_passages
-    from graphhop.kb.loaders import iter_passages
+    from graphhop.train.edge_reader import folder_index
 
-    passages = folder / "passages.jsonl" if (folder / "passages.jsonl").exists() else DEMO_PASSAGES
-    idx_dir = out / f"{folder.name}-index"
-    if (idx_dir / "manifest.json").exists():
-        return KnowledgeIndex.open(idx_dir)
-    return build_index(documents_from_passages(iter_passages(passages)), idx_dir, dense=DenseOptions("flat"),
-                       overwrite=True, progress=False)
+    return folder_index(folder, out)
 
 
 def walk_options(items: list[str]) -> dict[str, object]:

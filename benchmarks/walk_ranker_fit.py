@@ -75,11 +75,9 @@ def run_set(name: str, out: Path, ranker: Any = None, ids: set[str] | None = Non
 def labels(row: dict, read: dict) -> np.ndarray:
     """1 for each reading of ``read`` whose text is a gold answer (an item of a list) with every gold passage
     in its path (a list item: a gold passage of the question)."""
-    gold = {_plain(a) for a in row["gold"]}
-    ev = set(row["evidence"])
-    if row["type"] == "list":
-        return np.array([float(_plain(t) in gold and bool(set(p) & ev)) for t, p in zip(read["texts"], read["paths"])])
-    return np.array([float(_plain(t) in gold and ev <= set(p)) for t, p in zip(read["texts"], read["paths"])])
+    from graphhop.train.text_reranker import reading_labels
+
+    return np.array(reading_labels(row, read), dtype=float)
 
 
 def top_read(row: dict) -> dict | None:

@@ -1,7 +1,8 @@
-"""``graphhop train span-head`` / ``edge-reader``: retrain the span reader head that ships with graphhop, or train the
-walk's opt-in edge reader (registered by :mod:`graphhop.cli.train`).
+"""``graphhop train span-head`` / ``edge-reader`` / ``text-reranker``: retrain the span reader head that ships with
+graphhop, train the walk's opt-in edge reader, or the walk's chain reranker (registered by :mod:`graphhop.cli.train`).
 
-The work is in :mod:`graphhop.train.span_head` and :mod:`graphhop.train.edge_reader`.
+The work is in :mod:`graphhop.train.span_head`, :mod:`graphhop.train.edge_reader` and
+:mod:`graphhop.train.text_reranker`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import typer
 
 from graphhop.core import InputError
 
-__all__ = ["train_span_head", "train_edge_reader"]
+__all__ = ["train_span_head", "train_edge_reader", "train_text_reranker"]
 
 
 def train_span_head(
@@ -65,8 +66,41 @@ def train_edge_reader(
     from graphhop.train.leaf_reranker import line_log
 
     set_threads(threads)
+    _selection_sets(sets)
+    card = train(sets, out, work, synthetic, recipe_with(epochs=epochs, train_layers=train_layers, lr=lr), log=line_log(log))
+    typer.echo(json.dumps(card, indent=1))
+
+
+def _selection_sets(sets: list[Path]) -> None:
+    """One line naming the first folder that is not a selection passage set."""
     for folder in sets:
         if "regression" in folder.parts or not (folder / "questions.jsonl").exists():
             raise InputError(f"{folder}: not a selection passage set (questions.jsonl; never tests/regression)")
-    card = train(sets, out, work, synthetic, recipe_with(epochs=epochs, train_layers=train_layers, lr=lr), log=line_log(log))
+
+
+def train_text_reranker(
+    out: Path = typer.Option(Path("runs/text-reranker/model"), "--out", "-o",
+                             help="Directory for the trained top layers (float16 top.npz + config.json)."),
+    sets: list[Path] = typer.Option([], "--set", help="Passage-set folders (passages.jsonl + questions.jsonl with answers "
+                                    "and gold_passages); repeatable. Never a regression suite."),
+    work: Path = typer.Option(Path("runs/text-reranker"), "--work",
+                              help="Where the sets' indexes and the walk's recorded reads are built or reused."),
+    epochs: int = typer.Option(2, help="Epochs."),
+    lr: float = typer.Option(2e-4, help="Peak learning rate (AdamW, linear warm-up and decay)."),
+    layers: int = typer.Option(1, help="Top transformer layers trained (with the pooler and head)."),
+    k: int = typer.Option(8, help="The walk's best readings reordered (stored in the model's config)."),
+    w: float = typer.Option(0.5, help="The logit's weight beside the walk's margin (stored in the model's config)."),
+    threads: Optional[int] = typer.Option(1, help="torch CPU threads."),
+) -> None:
+    """Train the walk's chain reranker (a MiniLM cross-encoder over the walk's own candidate chains;
+    ``train/text_reranker.py``)."""
+    from graphhop.models.encoder import set_threads
+    from graphhop.train.text_reranker import train_text_reranker as train
+
+    set_threads(threads)
+    if not sets:
+        raise InputError("no training sets: give --set folders (tests/pipeline/data/<name>)")
+    _selection_sets(sets)
+    card = train(sets, out, work, log=lambda line: typer.echo(line, err=True), epochs=epochs, lr=lr, layers=layers,
+                 k=k, w=w)
     typer.echo(json.dumps(card, indent=1))

@@ -19,19 +19,20 @@ __all__ = ["train_retriever", "train_reranker", "train_query_generator", "train_
 
 def register(app: typer.Typer) -> None:
     """Add the ``train`` command group to ``app``."""
-    train = typer.Typer(help="Train models: retriever, reranker (DiFaR²), query generator (GoldEn), bgr, reader, ssg, kgqa, kgqa-reranker, leaves, type-head, edge-reader.",
+    train = typer.Typer(help="Train models: retriever, reranker (DiFaR²), query generator (GoldEn), bgr, reader, ssg, kgqa, kgqa-reranker, leaves, type-head, edge-reader, text-reranker.",
                         no_args_is_help=True)
     from graphhop.cli.kgqa import train_kgqa
     from graphhop.cli.kgqa_rerank import train_kgqa_reranker
     from graphhop.cli.ssg import train_ssg
-    from graphhop.cli.text import train_edge_reader, train_span_head
+    from graphhop.cli.text import train_edge_reader, train_span_head, train_text_reranker
     from graphhop.cli.type_head import train_type_head_cli
 
     for name, command in (("retriever", train_retriever), ("reranker", train_reranker), ("query-generator", train_query_generator),
                           ("bgr", train_bgr), ("reader", train_reader), ("ssg", train_ssg), ("span-head", train_span_head),
                           ("kgqa", train_kgqa), ("leaves", train_leaves), ("leaf-encoder", train_leaf_encoder),
                           ("leaf-reranker", train_leaf_reranker), ("type-head", train_type_head_cli),
-                          ("kgqa-reranker", train_kgqa_reranker), ("edge-reader", train_edge_reader)):
+                          ("kgqa-reranker", train_kgqa_reranker), ("edge-reader", train_edge_reader),
+                          ("text-reranker", train_text_reranker)):
         train.command(name)(command)
     app.add_typer(train, name="train")
 

@@ -184,8 +184,8 @@ def fit_reranker(rows: Sequence[dict[str, Any]], out: str | Path, epochs: int = 
         for i in range(0, len(order), batch):
             part = order[i:i + batch]
             logits = torch.cat([_top_logits(model, *cached[j], layers) for j in part])
-            labels = torch.cat([torch.as_tensor(np.eye(len(rows[j]["chains"]))[rows[j]["gold"]], dtype=torch.float32)
-                                for j in part])
+            labels = torch.cat([torch.as_tensor(np.isin(np.arange(len(rows[j]["chains"])), rows[j]["gold"]),
+                                                dtype=torch.float32) for j in part])  # gold: one index or several
             loss = listwise_loss(logits, labels, [len(rows[j]["chains"]) for j in part], bce_weight=0.5)
             optim.zero_grad()
             loss.backward()

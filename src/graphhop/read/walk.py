@@ -97,7 +97,8 @@ class WalkReader(AnswerTypes):
                  type_hops: int = 1, climb_fit: float = 0.5, middle_hops: int = 1, type_head: str = "off",
                  own_passages: bool = True, entity_cap: int | None = None, keep_cut: bool = False,
                  placed_types: bool = False, edge_reader: str | None = None, edge_accept: float = 0.5,
-                 read_penalty: float = 0.0) -> None:
+                 read_penalty: float = 0.0, reranker: str | None = None, rerank_k: int | None = None,
+                 rerank_w: float | None = None, rerank_claims: bool = True) -> None:
         from graphhop.kgqa.type_head import TYPE_HEAD_MODES
 
         if type_head not in TYPE_HEAD_MODES:
@@ -152,6 +153,11 @@ class WalkReader(AnswerTypes):
             self.edge_reader = EdgeReader.load(edge_reader)
         self.edge_accept = edge_accept
         self.read_penalty = read_penalty
+        self.reranker: Any = None  # the trained chain reranker (graphhop.read.chain_rerank; off by default)
+        if reranker not in (None, "off"):
+            from graphhop.read.chain_rerank import TextChainReranker
+
+            self.reranker = TextChainReranker.load(reranker, rerank_k, rerank_w, rerank_claims)
         self._question = ""
         self._accepted: dict[Edge, tuple[str, ...]] = {}  # edges the edge reader accepted -> relation words, nearest first
 
@@ -382,6 +388,8 @@ class WalkReader(AnswerTypes):
             paths.append(TextPath(st.path, score))  # the walked chain; own passages only in the answer's support
             readings.append(Reading(st.entity, score - self.threshold, support, score, st.edges[-1].sentence,
                                     holder=st.edges[-1].source, type_fit=fits[st.entity], hops=len(st.edges)))
+        if self.reranker is not None:  # the walk's best chains reordered by the trained chain reranker
+            return self.reranker.reorder(question, query, states, paths, readings)
         return paths, readings
 
     def support(self, st: _State) -> tuple[str, ...]:

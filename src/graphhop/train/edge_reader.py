@@ -34,19 +34,29 @@ EDGE_RECIPE = RerankerRecipe(epochs=1, batch=4, positives=2, negatives=6, random
                              loss="listwise", negatives_from="frozen", train_layers=2, seed=14)
 
 
-def _walk_graph(folder: Path, work: Path) -> Any:
-    """The sentence graph of a passage folder's index (built once under ``work``)."""
+def folder_index(folder: Path, work: Path) -> Any:
+    """A passage folder's index (BM25 + flat dense; the bundled demo passages for a folder without
+    ``passages.jsonl``), built once under ``work`` (as ``<name>-index``)."""
     from graphhop.index.dense import DenseOptions
     from graphhop.index.directory import KnowledgeIndex, build_index, documents_from_passages
     from graphhop.kb.loaders import iter_passages
+
+    folder, work = Path(folder), Path(work)
+    passages = folder / "passages.jsonl"
+    if not passages.exists():
+        passages = Path(__file__).resolve().parents[1] / "demo" / "data" / "passages.jsonl"
+    idx_dir = work / f"{folder.name}-index"
+    return KnowledgeIndex.open(idx_dir) if (idx_dir / "manifest.json").exists() else build_index(
+        documents_from_passages(iter_passages(passages)), idx_dir, dense=DenseOptions("flat"),
+        overwrite=True, progress=False)
+
+
+def _walk_graph(folder: Path, work: Path) -> Any:
+    """The sentence graph of a passage folder's index (built once under ``work``)."""
     from graphhop.read.sentence_graph import SentenceGraph
     from graphhop.retrieve.texthop import HopSearch
 
-    idx_dir = work / f"{folder.name}-index"
-    index = KnowledgeIndex.open(idx_dir) if (idx_dir / "manifest.json").exists() else build_index(
-        documents_from_passages(iter_passages(folder / "passages.jsonl")), idx_dir, dense=DenseOptions("flat"),
-        overwrite=True, progress=False)
-    return SentenceGraph(HopSearch(index, depth=10))
+    return SentenceGraph(HopSearch(folder_index(folder, work), depth=10))
 
 
 def _question_lists(graph: Any, q: dict[str, Any], rng: random.Random, negatives: int) -> list[list[tuple[str, str, float]]]:
