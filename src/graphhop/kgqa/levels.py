@@ -18,8 +18,9 @@ answer typing chose is lower than the asked height and one of its containers on 
 :func:`level_move` answers with that one. It never moves down: a KB with no country level gives its regions
 height 0, and "which region" must not then move to the towns (height 1); an end above the asked level is left
 to answer typing. A container whose name carries the asked noun (``Tarrow Valley`` for "which **valley**") is
-taken before the heights are read, for a place noun (:data:`PLACE_NOUNS`; any noun until session 15): a KB
-often names a place by its kind, and a festival named for films is no film. Settlement nouns
+taken before the heights are read, for a place noun (:data:`PLACE_NOUNS`; any noun until session 15), or for any
+noun when the KB says the path's own ends are not of its type (the members of a court for "which higher **court**"):
+a KB often names a place or a body by its kind, and a festival named for films is no film. Settlement nouns
 (town, city, village) are not levels here: their height depends on how deep a KB goes (session 14, kgp14).
 """
 
@@ -164,11 +165,19 @@ def named_by(store: KGStore, noun: str, ends: Sequence[int], sample: int = 5) ->
     return bool(ids) and 2 * hits > len(ids)
 
 
+def _not_of_type(kgqa: Any, noun: str, path: RelPath) -> bool:
+    """Whether the KB says ``path``'s ends are not of the noun's type (:func:`graphhop.kgqa.veto.judge`: the
+    members of a court are no court)."""
+    from graphhop.kgqa.veto import judge
+
+    return getattr(kgqa, "typer", None) is not None and judge(kgqa, ("noun", noun), path.ends.tolist()) < 0
+
+
 def level_move(kgqa: Any, path: RelPath, noun: str | None, others: Sequence[RelPath] = (),
                topic: Sequence[int] = ()) -> RelPath | None:
     """The nearest container of ``path``'s ends on their containment chain (:func:`_chain`) that the asked noun
-    names: by name, when the noun is a place noun (:data:`PLACE_NOUNS`), most of its ends carry it in their names
-    and ``path``'s do not (:func:`named_by`),
+    names: by name, when the noun is a place noun (:data:`PLACE_NOUNS`) or the KB says ``path``'s ends are not of
+    its type (:func:`_not_of_type`), most of its ends carry it in their names and ``path``'s do not (:func:`named_by`),
     else at the height the asked level noun names (:func:`level_of`) when ``path``'s own ends are lower; None
     otherwise. Only upward: ends at or above the asked height stay (a KB whose top level is its regions gives
     them height 0, and "which region" must not then move down to the towns). Never to ends that are only the
@@ -177,8 +186,8 @@ def level_move(kgqa: Any, path: RelPath, noun: str | None, others: Sequence[RelP
         return None
     box, want = containment(kgqa), level_of(noun)
     chain = [q for q in _chain(kgqa, path, others) if not kgqa.is_value(q) and not set(q.ends.tolist()) <= set(topic)]
-    place = singular(noun.split()[-1]) in PLACE_NOUNS
-    hits = [q for q in chain if place and named_by(kgqa.store, noun, q.ends.tolist())]
+    by_name = singular(noun.split()[-1]) in PLACE_NOUNS or _not_of_type(kgqa, noun, path)
+    hits = [q for q in chain if by_name and named_by(kgqa.store, noun, q.ends.tolist())]
     have = box.level(path.ends.tolist())
     if not hits and want is not None and have is not None and have > want:
         hits = [q for q in chain if box.level(q.ends.tolist()) == want]

@@ -131,13 +131,15 @@ _AGENT_NOUN = ("er", "or", "ist")
 
 def _agent_relations(store: Any) -> tuple[list[int], list[int]]:
     """The KB's relations whose objects are agents (:func:`_kind_leaving` ones): (passive ``... by`` relations,
-    relations named by an agent noun: ``manufacturer``, ``founder``, ``chief executive``... ``-er``/``-or``/``-ist``)."""
+    relations named by an agent noun: ``manufacturer``, ``founder``, ``starred actors``: ``-er``/``-or``/``-ist``)."""
+    from graphhop.kgqa.end_type import singular
+
     by, nouns = [], []
     for r in _kind_leaving(store):
         words = clean_relation(store.relations[r]).lower().split()
         if len(words) >= 2 and words[-1] == "by":
             by.append(r)
-        elif words and len(words[-1]) > 4 and words[-1].endswith(_AGENT_NOUN):
+        elif words and len(words[-1]) > 4 and singular(words[-1]).endswith(_AGENT_NOUN):
             nouns.append(r)
     return by, nouns
 
