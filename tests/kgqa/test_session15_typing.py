@@ -135,3 +135,15 @@ def test_a_count_of_things_named_by_years(question: str, count: str, support: li
     res = _kgqa("elections").ask(question)
     assert res["supported"] and res["answer"] == count and res["support"] == support
     assert "values_not_counted" not in res["trace"]
+
+
+def test_a_noun_that_is_a_word_of_the_relation_reached_is_no_contradiction(kgqa_of: Any) -> None:
+    """"The track performances of X" over ``track performances``: ``track`` heads the ``track`` relation (a song is
+    an album's track), yet the instrument reached is the object of a relation the question names word for word (PQL-2H)."""
+    from graphhop.kgqa.veto import judge
+
+    kgqa = kgqa_of([("Halden", "track performances", "Guitar"), ("Blue Album", "track", "Night Song"),
+                    ("Night Song", "length", "3:10"), ("Guitar", "played by", "Ola Brisk")])
+    assert judge(kgqa, ("noun", "track"), _ids(kgqa, "Guitar")) == 0
+    assert judge(kgqa, ("noun", "track"), _ids(kgqa, "Night Song")) == 1
+    assert judge(kgqa, ("noun", "track"), _ids(kgqa, "Halden")) == -1

@@ -12,10 +12,11 @@ about the chosen path's ends is checked against what the question asks, and only
     answered with a book is vetoed; a company that builds aircraft, or a person known only as a chief executive,
     is not. A bare number (``1931``) never answers ``who``.
 a type noun the KB names (``what currency``)
-    the noun names a relation (its own word, not before a preposition: ``currency``, ``capital city``;
-    :func:`graphhop.kgqa.end_type._as_noun`), no end is an object of such a relation, and no end shares a signed
-    relation (other than those) with the objects that are: a country is not a currency. Value nouns (``year``,
-    ``population``) and numeric ends are left to the next rule.
+    the noun is the head noun of some relation names (:func:`head_noun`: ``currency``, ``capital city`` for city), no
+    end is an object of such a relation, no end shares a signed relation (other than those) with the objects that
+    are, and no end is the object of a relation whose name holds the noun at all (``track performances`` for
+    "the track performances of X": the question may name that relation): a country is not a currency. Value nouns
+    (``year``, ``population``) and ends with digits are left to the next rule.
 ``when`` / ``what year`` (:func:`graphhop.kgqa.pipeline.expected_kind`)
     no end holds a digit.
 
@@ -79,9 +80,10 @@ class AnswerTypes:
         """Whether ``entity`` is made or done by an agent and is no agent itself (a book, a film)."""
         return entity in self.made and not self.agent_like(entity)
 
-    def noun_objects(self, typer: Any, noun: str) -> tuple[frozenset, frozenset]:
+    def noun_objects(self, typer: Any, noun: str) -> tuple[frozenset, frozenset, frozenset]:
         """(objects of the relations whose head noun is ``noun``'s (:func:`head_noun`: ``currency``, ``capital city``
-        for ``city``, ``country of citizenship`` for ``country``), the signed relations those objects hold besides)."""
+        for ``city``, ``country of citizenship`` for ``country``), the signed relations those objects hold besides,
+        objects of the relations whose name holds the noun anywhere: ``track performances`` for ``track``)."""
         got = self._named.get(noun)
         if got is None:
             from graphhop.kgqa.end_type import singular
@@ -89,12 +91,17 @@ class AnswerTypes:
             word = singular(noun.split()[-1])
             rels = [r for r, name in enumerate(self.store.relations)
                     if head_noun(name) == word and not typer.owner_relation(noun, r)]
-            edges = np.nonzero(np.isin(self.store.rels, rels))[0]
-            tails = frozenset(self.store.tails[edges].tolist())
+            tails = self._objects(rels)
             roles = frozenset(s for t in tails for s in self.store.signed_relations(np.asarray([t]))
                               if s[0] not in set(rels))
-            got = self._named[noun] = (tails, roles)
+            named = [r for r, name in enumerate(self.store.relations)
+                     if word in {singular(w) for w in clean_relation(name).lower().split()}]
+            got = self._named[noun] = (tails, roles, self._objects(named))
         return got
+
+    def _objects(self, relations: Sequence[int]) -> frozenset:
+        """The objects of ``relations``."""
+        return frozenset(self.store.tails[np.isin(self.store.rels, list(relations))].tolist())
 
 
 def head_noun(relation: str) -> str | None:
@@ -189,11 +196,13 @@ def judge(kgqa: Any, asked: tuple[str, str | None], ends: Sequence[int], sample:
         return -1 if all(types.made_thing(e) for e in ids) else 0
     if any(_DIGIT.search(names[e]) for e in ids):
         return 0
-    tails, roles = types.noun_objects(kgqa.typer, noun)
+    tails, roles, mentioned = types.noun_objects(kgqa.typer, noun)
     if not tails:
         return 0
     if set(ids) & tails:
         return 1
+    if set(ids) & mentioned:
+        return 0  # reached as the object of a relation the noun is a word of: the question may name that relation
     held = {s for e in ids for s in kgqa.store.signed_relations(np.asarray([e]))}
     return 0 if held & roles else -1
 
