@@ -40,8 +40,8 @@ from graphhop.kgqa.paths import RelPath
 __all__ = ["AnswerTypes", "answer_types", "type_veto", "withheld", "FALLBACK_RATIO"]
 
 #: A vetoed path gives way to the next one that fits only when that one's probability is at least this share of
-#: the vetoed path's (else the KB does not answer the question within the hop limit). Chosen on the 21 selection
-#: KBs out of fold (docs/RESULTS.md, issue 12, session 15).
+#: the vetoed path's (else the KB does not answer the question within the hop limit). Set before measuring, not
+#: tuned; what it is worth on the 21 selection KBs: docs/RESULTS.md, issue 12, session 15 (kgt15).
 FALLBACK_RATIO = 0.1
 _DIGIT = re.compile(r"\d")
 _NUMBER = re.compile(r"[\d.,\s:/-]+")
@@ -253,7 +253,9 @@ def withheld(res: dict[str, Any], veto: dict[str, Any]) -> dict[str, Any]:
         why += f" within the hop limit ({veto['hop_limit']})"
         if veto.get("longer_chain"):
             why += f"; a longer chain may exist: {', '.join(veto['longer_chain'])} one hop further"
-    trace.update(reason=why, best_guess=list(res.get("answers") or [])[:10])
+    trace["reason"] = why
+    if res.get("answers"):  # a result the threshold already withheld keeps its best guess
+        trace["best_guess"] = list(res["answers"])[:10]
     res.update(answer="", answers=[], supported=False)
     res.pop("alternatives", None)
     return res
