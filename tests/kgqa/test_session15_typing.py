@@ -147,3 +147,18 @@ def test_a_noun_that_is_a_word_of_the_relation_reached_is_no_contradiction(kgqa_
     assert judge(kgqa, ("noun", "track"), _ids(kgqa, "Guitar")) == 0
     assert judge(kgqa, ("noun", "track"), _ids(kgqa, "Night Song")) == 1
     assert judge(kgqa, ("noun", "track"), _ids(kgqa, "Halden")) == -1
+
+
+def test_the_veto_can_be_turned_off() -> None:
+    """``type_veto=False`` (``-o type_veto=false``) gives the previous answer: the 4-hop prefix's end."""
+    from graphhop.pipeline.kgqa import OPTIONS
+
+    kgqa = _kgqa("hand14")
+    question = "What currency is used in the country where the author of The Copper Loom was born?"
+    kgqa.type_veto = False
+    try:
+        res = kgqa.ask(question)
+    finally:
+        kgqa.type_veto = True
+    assert res["answer"] == "Kestovia" and "type_veto" not in res["trace"]
+    assert OPTIONS["type_veto"] is True
