@@ -125,10 +125,10 @@ def test_a_count_of_things_is_not_a_count_of_their_values() -> None:
     """Several numbers answer a count of things only as values (the pastries' years are not pastries)."""
     from graphhop.kgqa.ops import _counts_values
 
-    assert _counts_values("which different pastries are made by X", [], ["1901", "1950"])
-    assert not _counts_values("which different years were X made", [], ["1901", "1950"])
-    assert not _counts_values("which different pastries are made by X", [], ["Rye Knot", "1950"])
-    assert _counts_values("which employees does X have", [], ["120"])  # one number: a stored count, or read again
+    assert _counts_values(None, "which different pastries are made by X", [], ["1901", "1950"])
+    assert not _counts_values(None, "which different years were X made", [], ["1901", "1950"])
+    assert not _counts_values(None, "which different pastries are made by X", [], ["Rye Knot", "1950"])
+    assert _counts_values(None, "which employees does X have", [], ["120"])  # one number: a stored count, or read again
 
 
 def test_value_holders_count_the_pastries(kgqa: Any, reading_of: Any) -> None:

@@ -18,7 +18,9 @@ answer typing chose is lower than the asked height and one of its containers on 
 :func:`level_move` answers with that one. It never moves down: a KB with no country level gives its regions
 height 0, and "which region" must not then move to the towns (height 1); an end above the asked level is left
 to answer typing. A container whose name carries the asked noun (``Tarrow Valley`` for "which **valley**") is
-taken before the heights are read, for any noun: a KB often names a place by its kind. Settlement nouns
+taken before the heights are read, for a place noun (:data:`PLACE_NOUNS`; any noun until session 15), or for any
+noun when the KB says the path's own ends are not of its type (the members of a court for "which higher **court**"):
+a KB often names a place or a body by its kind, and a festival named for films is no film. Settlement nouns
 (town, city, village) are not levels here: their height depends on how deep a KB goes (session 14, kgp14).
 """
 
@@ -35,7 +37,7 @@ from graphhop.kgqa.end_type import singular
 from graphhop.kgqa.paths import RelPath, successors
 from graphhop.read.ops import parse_number
 
-__all__ = ["LEVELS", "level_of", "Containment", "level_move"]
+__all__ = ["LEVELS", "PLACE_NOUNS", "level_of", "Containment", "level_move"]
 
 #: How many levels of a country-rooted hierarchy lie above a place named by the noun (general English).
 LEVELS: dict[str, int] = {
@@ -43,6 +45,12 @@ LEVELS: dict[str, int] = {
     **dict.fromkeys("region province state canton territory oblast governorate voivodeship".split(), 1),
     **dict.fromkeys("county district prefecture shire".split(), 2),
 }
+#: Nouns of English that name a place a containment chain may hold (the levels, settlements, land features): only
+#: these take a container by its name (:func:`level_move`). "Which **films** premiered at the festival run by X"
+#: asks for films, not for the ``X Film Festival`` above them (session 15, kgt15).
+PLACE_NOUNS = frozenset(LEVELS) | frozenset("""city town village hamlet settlement municipality commune parish borough
+    suburb neighbourhood neighborhood quarter area zone department division locality valley island peninsula basin
+    coast plain plateau highland lowland archipelago continent place location""".split())
 #: A relation is functional when at least this share of its subjects have one object (a peak on a border has two
 #: countries). Chosen by leave-one-KB-out over the 21 selection KBs from {0.5, 0.6, 0.75, 0.9, 1.0} (ties: the
 #: middle value): 0.6 on 20 folds, 0.75 on kg_peaks's; 0.9 and 1.0 lose kg_peaks's two (session 14, kgp14).
@@ -157,10 +165,19 @@ def named_by(store: KGStore, noun: str, ends: Sequence[int], sample: int = 5) ->
     return bool(ids) and 2 * hits > len(ids)
 
 
+def _not_of_type(kgqa: Any, noun: str, path: RelPath) -> bool:
+    """Whether the KB says ``path``'s ends are not of the noun's type (:func:`graphhop.kgqa.veto.judge`: the
+    members of a court are no court)."""
+    from graphhop.kgqa.veto import judge
+
+    return getattr(kgqa, "typer", None) is not None and judge(kgqa, ("noun", noun), path.ends.tolist()) < 0
+
+
 def level_move(kgqa: Any, path: RelPath, noun: str | None, others: Sequence[RelPath] = (),
                topic: Sequence[int] = ()) -> RelPath | None:
     """The nearest container of ``path``'s ends on their containment chain (:func:`_chain`) that the asked noun
-    names: by name, when most of its ends carry the noun in their names and ``path``'s do not (:func:`named_by`),
+    names: by name, when the noun is a place noun (:data:`PLACE_NOUNS`) or the KB says ``path``'s ends are not of
+    its type (:func:`_not_of_type`), most of its ends carry it in their names and ``path``'s do not (:func:`named_by`),
     else at the height the asked level noun names (:func:`level_of`) when ``path``'s own ends are lower; None
     otherwise. Only upward: ends at or above the asked height stay (a KB whose top level is its regions gives
     them height 0, and "which region" must not then move down to the towns). Never to ends that are only the
@@ -169,7 +186,8 @@ def level_move(kgqa: Any, path: RelPath, noun: str | None, others: Sequence[RelP
         return None
     box, want = containment(kgqa), level_of(noun)
     chain = [q for q in _chain(kgqa, path, others) if not kgqa.is_value(q) and not set(q.ends.tolist()) <= set(topic)]
-    hits = [q for q in chain if named_by(kgqa.store, noun, q.ends.tolist())]
+    by_name = singular(noun.split()[-1]) in PLACE_NOUNS or _not_of_type(kgqa, noun, path)
+    hits = [q for q in chain if by_name and named_by(kgqa.store, noun, q.ends.tolist())]
     have = box.level(path.ends.tolist())
     if not hits and want is not None and have is not None and have > want:
         hits = [q for q in chain if box.level(q.ends.tolist()) == want]

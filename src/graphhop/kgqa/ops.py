@@ -50,17 +50,19 @@ from graphhop.kgqa.levels import level_move
 from graphhop.kgqa.owner import typing_base
 from graphhop.kgqa.link import Mention, masked, tokens
 from graphhop.kgqa.result import finish, no_answer
+from graphhop.kgqa.veto import type_veto, withheld
 from graphhop.read.ops import parse_number, relation_sides
 
 __all__ = ["OPERATIONS", "run_query", "run_count", "run_boolean", "run_comparison", "run_relation"]
 
 
 def run_query(kgqa: Any, question: str, mentions: Sequence[Mention], entities_only: bool = False,
-              keep: bool = False, things: bool = True) -> dict[str, Any]:
+              keep: bool = False, things: bool = True, veto: bool = True) -> dict[str, Any]:
     """The best path over every topic mention (or a conjunction of two); see the module docstring.
     With ``entities_only``, paths that end at literals (years, numbers) are left out; so they are, where
     others remain, when ``things`` and the asked noun names a thing (:func:`asks_thing`); with ``keep``,
-    the result holds the reading and path used under ``"_used"`` (for :func:`run_count`)."""
+    the result holds the reading and path used under ``"_used"`` (for :func:`run_count`); with ``veto``, an
+    answer whose type contradicts the question gives way or is withheld (:func:`graphhop.kgqa.veto.type_veto`)."""
     readings = [kgqa.read(question, m) for m in mentions]
     if entities_only:
         readings = [_without_literals(kgqa, r) for r in readings]
@@ -80,11 +82,18 @@ def run_query(kgqa: Any, question: str, mentions: Sequence[Mention], entities_on
     top, cover = covering(kgqa, top) if len(readings) == 1 else (top, {})
     top, wider = general(kgqa, top) if len(readings) == 1 else (top, {})
     top, typing = _typed(kgqa, top, masked(question, list(mentions)))
+    vetoed = None
+    if veto and getattr(kgqa, "type_veto", True):
+        top, vetoed = type_veto(kgqa, top, masked(question, list(mentions)))
+        if vetoed is not None:
+            typing = {**typing, "type_veto": vetoed}
     names = kgqa.store.entities
     ans = kgqa.answers(top.best, top.mention.entities)
     res = finish(kgqa, top, top.best, ans, [names[a] for a in ans], kgqa.support(top.best, ans[:10]),
                   {"relation_path": kgqa.describe(top)["relation_path"], **cover, **wider, **typing},
                   pool=kgqa.confidence == "answer", scorer_path=scorer_best)
+    if vetoed is not None and vetoed.get("withhold"):
+        res = withheld(res, vetoed)
     if keep:
         res["_used"] = (top, top.best)
     return res
@@ -202,18 +211,18 @@ def run_count(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict[str
     """How many entities the best path reaches (``how many`` read as ``which``)."""
     text = _HOW_MANY.sub("which", question)
     found = kgqa.linker.link(text) if text != question else mentions
-    res = run_query(kgqa, text, found, keep=True, things=False)
+    res = run_query(kgqa, text, found, keep=True, things=False, veto=False)
     used = res.pop("_used", None)
     if not res["supported"]:
         return {**res, "answer": "", "answers": []}
     counted = res["answers"]
-    if _counts_values(text, found, counted):
+    if _counts_values(kgqa, text, found, counted, used[1] if used else None):
         if len(counted) == 1 and _counts_noun(kgqa, text, found, res["trace"]["relation_path"]):  # the KB stores the count itself
             res["trace"]["stored_count"] = counted[0]
             res["answers"] = [counted[0]]
             return res
         held = _value_holders(kgqa, used) if len(counted) > 1 else None
-        res = held or run_query(kgqa, text, found, entities_only=True, keep=True)
+        res = held or run_query(kgqa, text, found, entities_only=True, keep=True, veto=False)
         used = res.pop("_used", None)
         if not res["supported"]:
             return {**res, "answer": "", "answers": []}
@@ -227,12 +236,17 @@ def run_count(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict[str
     return res
 
 
-def _counts_values(text: str, mentions: Sequence[Mention], counted: Sequence[str]) -> bool:
+def _counts_values(kgqa: Any, text: str, mentions: Sequence[Mention], counted: Sequence[str], path: Any = None) -> bool:
     """Whether a count's answers are numbers that are not what it counts: one number (a stored count, or a value
     to be read again over things), or several numbers when the counted noun names a thing ("how many different
     **pastries** ..." over ``makes → first baked``: the pastries' years are not pastries; :func:`asks_thing`).
-    Session 14 (kgp14)."""
+    Session 14 (kgp14). Never when the ends ``path`` reached are things with facts of their own, not values
+    (:meth:`~graphhop.kgqa.pipeline.KGQA.is_value`): "how many elections has X won" over ``^winner`` counts the
+    ``2019 general election`` and its like, each the subject of a fact, whatever number their names begin with
+    (session 15, kgt15)."""
     if not counted or any(parse_number(c) is None for c in counted):
+        return False
+    if path is not None and not kgqa.is_value(path):
         return False
     return len(counted) == 1 or asks_thing(masked(text, list(mentions)))
 

@@ -117,7 +117,8 @@ class KGQA:
                  end_typing: bool = True, answer_order: str = "degree", confidence: str = "answer",
                  walk_back: str = "others",
                  cover: float = COVER_RATIO, type_head: str = "off", abstain: bool | str = True,
-                 rerank: bool | str = False, rerank_k: int | None = None, rerank_w: float | None = None) -> None:
+                 rerank: bool | str = False, rerank_k: int | None = None, rerank_w: float | None = None,
+                 type_veto: bool = True) -> None:
         if not 1 <= max_hops <= MAX_HOPS:
             raise ValueError(f"max_hops must be in 1..{MAX_HOPS}")
         self.store = store
@@ -150,6 +151,8 @@ class KGQA:
         self.abstainer = None if abstain is False else Confidence.load(None if abstain is True else abstain)
         self._qcache: dict[str, np.ndarray] = {}
         #: the chain reranker (:mod:`graphhop.kgqa.rerank`): True the shipped one, a path another, False off
+        #: the veto by answer type (:mod:`graphhop.kgqa.veto`): a "who" answered with a book is withheld
+        self.type_veto = bool(type_veto)
         self.reranker = None
         if rerank is not False:
             from graphhop.kgqa.rerank import ChainReranker
