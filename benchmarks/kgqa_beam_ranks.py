@@ -114,6 +114,7 @@ def main() -> None:
     ap.add_argument("--folds", type=Path, help="reranker folds DIR/fold0..2 by stride over the sorted names")
     ap.add_argument("--details", type=Path, help="DIR of eval-qa details (<kb>.off.details) for right / wrong")
     ap.add_argument("--rerank-beam", type=int, default=0)
+    ap.add_argument("--rerank-beam-w", type=float)
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
     import torch
@@ -124,7 +125,7 @@ def main() -> None:
     for folder in folders:
         i = sorted(p.name for p in folder.parent.glob("kg_*")).index(folder.name)
         fold = str(args.folds / f"fold{i % 3}") if args.folds else None
-        rows += run(folder, fold, {"rerank_beam": args.rerank_beam} if fold else {})
+        rows += run(folder, fold, {"rerank_beam": args.rerank_beam, "rerank_beam_w": args.rerank_beam_w} if fold else {})
     if args.out:
         args.out.write_text("".join(json.dumps(r) + "\n" for r in rows))
     right: dict[tuple[str, str], bool] = {}
