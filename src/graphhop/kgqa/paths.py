@@ -95,6 +95,7 @@ def expand(
     max_paths: int = 400,
     back_to_start: bool = False,
     also: Callable[[list[RelPath]], list[RelPath]] | None = None,
+    reorder: Callable[[list[RelPath]], list[RelPath]] | None = None,
 ) -> list[RelPath]:
     """Every relation path of 1..``max_hops`` steps from ``topic`` that the beam keeps, scored.
 
@@ -109,12 +110,15 @@ def expand(
     year or cast), and a path left with nothing is dropped. ``back_to_start`` keeps them (before).
     ``also(new)`` (sorted best first) may name paths outside the beam that are extended too (the
     ``kgqa`` pipeline keeps the paths that use more of the relations the question names:
-    :func:`graphhop.kgqa.cover.covering`).
+    :func:`graphhop.kgqa.cover.covering`). ``reorder(new)`` (sorted best first, more than ``beam`` of them) may
+    reorder a hop's new paths before the beam is cut, scores unchanged (the ``kgqa`` pipeline's in-beam chain
+    reranker: :meth:`graphhop.kgqa.rerank.ChainReranker.reorder_beam`); not called at the last hop, whose paths
+    grow no further.
     """
     start = np.unique(np.asarray(topic, dtype=np.int64))
     frontier = [RelPath((), [start])]
     out: list[RelPath] = []
-    for _ in range(max_hops):
+    for hop in range(max_hops):
         new: list[RelPath] = []
         for p in frontier:
             for (rel, fwd), ends in successors(store, p, max_nodes):
@@ -134,6 +138,8 @@ def expand(
                 p.score = 0.0
             new = new[:max_paths]
         out += new
+        if reorder is not None and score is not None and len(new) > beam and hop < max_hops - 1:
+            new = reorder(new)
         frontier = new[:beam]
         if also is not None:
             kept = {id(p) for p in frontier}

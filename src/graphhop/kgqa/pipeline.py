@@ -118,7 +118,7 @@ class KGQA:
                  walk_back: str = "others",
                  cover: float = COVER_RATIO, type_head: str = "off", abstain: bool | str = True,
                  rerank: bool | str = False, rerank_k: int | None = None, rerank_w: float | None = None,
-                 type_veto: bool = True) -> None:
+                 type_veto: bool = True, rerank_beam: int = 0, rerank_beam_w: float | None = None) -> None:
         if not 1 <= max_hops <= MAX_HOPS:
             raise ValueError(f"max_hops must be in 1..{MAX_HOPS}")
         self.store = store
@@ -150,14 +150,17 @@ class KGQA:
         #: the learned confidence (:mod:`graphhop.kgqa.abstain`): True the shipped model, a path another, False off
         self.abstainer = None if abstain is False else Confidence.load(None if abstain is True else abstain)
         self._qcache: dict[str, np.ndarray] = {}
-        #: the chain reranker (:mod:`graphhop.kgqa.rerank`): True the shipped one, a path another, False off
         #: the veto by answer type (:mod:`graphhop.kgqa.veto`): a "who" answered with a book is withheld
         self.type_veto = bool(type_veto)
+        #: the chain reranker (:mod:`graphhop.kgqa.rerank`): True the shipped one, a path another, False off
         self.reranker = None
         if rerank is not False:
             from graphhop.kgqa.rerank import ChainReranker
 
             self.reranker = ChainReranker.load(None if rerank is True else rerank, rerank_k, rerank_w)
+        #: the reranker inside the beam: each hop's best ``rerank_beam`` new paths reordered by head + w x logit
+        #: before the beam is cut (0: off; ``rerank_beam_w`` None: the reranker's w)
+        self.rerank_beam, self.rerank_beam_w = int(rerank_beam), rerank_beam_w
 
     def threshold_for(self, path: RelPath | None) -> float:
         """The threshold a probability is judged by: the given one, else the head's for ``path``'s hop count
@@ -200,7 +203,7 @@ class KGQA:
         q = self.question_vector(text)
         paths = expand(self.store, mention.entities, lambda ps: self.scorer.score_paths(q, self.store, ps, text),
                        max_hops=max_hops or self.max_hops, beam=self.beam, back_to_start=self.walk_back == "any",
-                       also=self._covering_beam(text))
+                       also=self._covering_beam(text), reorder=self._reranked_beam(text))
         topic = set(mention.entities)
         if self.topic_answers != "always":
             paths = [p for p in paths if not set(p.ends.tolist()) <= topic
@@ -217,6 +220,14 @@ class KGQA:
         scores = np.asarray([p.score for p in paths], dtype=np.float64)
         probs = np.exp(scores - scores.max())
         return Reading(mention, text, paths, probs / probs.sum())
+
+    def _reranked_beam(self, text: str) -> Any:
+        """The in-beam reorder of :func:`~graphhop.kgqa.paths.expand` (:meth:`ChainReranker.reorder_beam
+        <graphhop.kgqa.rerank.ChainReranker.reorder_beam>`), or None when the reranker or ``rerank_beam`` is off."""
+        if self.reranker is None or self.rerank_beam <= 0:
+            return None
+        reranker, m, w = self.reranker, self.rerank_beam, self.rerank_beam_w
+        return lambda new: reranker.reorder_beam(text, self.store, new, m, w)
 
     def _covering_beam(self, text: str, extra: int = 2) -> Any:
         """Beyond the beam, the ``extra`` best-scored paths of a hop that use as many of the relations the

@@ -108,14 +108,28 @@ class ChainReranker:
             self._cache.update(((text, c), z) for c, z in zip(todo, got))
         return np.asarray([self._cache[(text, c)] for c in chains], dtype=np.float64)
 
+    def _order(self, text: str, store: KGStore, paths: list[RelPath], w: float) -> list[int]:
+        """Indices of ``paths`` by head score + ``w`` x logit, best first (ties: the given order)."""
+        z = self.logits(text, [verbalize_chain(store, p) for p in paths])
+        combined = np.asarray([p.score for p in paths]) + w * z
+        return sorted(range(len(paths)), key=lambda i: (-combined[i], i))
+
     def reorder(self, text: str, store: KGStore, paths: list[RelPath]) -> list[RelPath]:
         """``paths`` (best first) with the first ``k`` reordered by head score + ``w`` x logit, the score ladder kept."""
         top = paths[: self.k]
         if len(top) < 2 or self.w <= 0:
             return paths
-        z = self.logits(text, [verbalize_chain(store, p) for p in top])
-        combined = np.asarray([p.score for p in top]) + self.w * z
-        order = sorted(range(len(top)), key=lambda i: (-combined[i], i))
+        order = self._order(text, store, top, self.w)
         ladder = [p.score for p in top]
         moved = [RelPath(top[i].steps, top[i].layers, ladder[j], top[i].extra) for j, i in enumerate(order)]
         return moved + paths[self.k :]
+
+    def reorder_beam(self, text: str, store: KGStore, paths: list[RelPath], m: int, w: float | None = None) -> list[RelPath]:
+        """A hop's new paths (best first by the head) with the first ``m`` reordered by head score + ``w`` x logit
+        (default: the reranker's ``w``), scores unchanged: the beam cut after it keeps the prefixes the cross-encoder
+        prefers growing (a prefix is verbalized as the chain so far)."""
+        w = self.w if w is None else float(w)
+        top = paths[:m]
+        if len(top) < 2 or w <= 0:
+            return paths
+        return [top[i] for i in self._order(text, store, top, w)] + paths[m:]

@@ -25,7 +25,7 @@ import numpy as np
 from graphhop.kb.store import KGStore
 from graphhop.kgqa.rerank import RERANK_K, RERANK_W, verbalize_chain
 
-__all__ = ["gold_chain", "kb_lists", "benchmark_lists", "fit_reranker", "train_chain_reranker"]
+__all__ = ["gold_chain", "reading_gold", "kb_lists", "benchmark_lists", "fit_reranker", "train_chain_reranker"]
 
 Steps = tuple[tuple[int, bool], ...]
 
@@ -84,14 +84,19 @@ def kb_lists(folder: str | Path, k: int = 16) -> list[dict[str, Any]]:
         seen.clear()
         kgqa.ask(ex.question)
         for reading in list(seen):
-            starts = [e for e in reading.mention.entities
-                      if any(kgqa.store.entities[e] in (f[0], f[2]) for f in ex.gold_facts[:1])]
-            steps = next((s for s in (gold_chain(kgqa.store, ex.gold_facts, e) for e in starts) if s), None)
+            steps = reading_gold(kgqa.store, reading.mention.entities, ex.gold_facts)
             row = _list_of(kgqa, reading, steps, k) if steps else None
             if row is not None:
                 out.append({**row, "kb": Path(folder).name, "id": ex.id, "qtype": ex.qtype})
                 break
     return out
+
+
+def reading_gold(store: KGStore, topic: Sequence[int], facts: Sequence[Sequence[str]]) -> Steps | None:
+    """The gold chain (:func:`gold_chain`) from the first of a reading's ``topic`` entities that the first gold fact
+    names, or None."""
+    starts = [e for e in topic if any(store.entities[e] in (f[0], f[2]) for f in facts[:1])]
+    return next((s for s in (gold_chain(store, facts, e) for e in starts) if s), None)
 
 
 def benchmark_lists(sets: Sequence[tuple[str, str]] | None = None, per_set: int = 40, k: int = 16,

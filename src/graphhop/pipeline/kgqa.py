@@ -23,7 +23,7 @@ OPTIONS: dict[str, Any] = {"hops": DEFAULT_HOPS, "beam": 10, "threshold": None, 
                            "reader": None, "topic_answers": "no-walk-back", "answer_order": "degree", "confidence": "answer", "end_typing": True,
                            "walk_back": "others", "cover": None, "type_head": "off",
                            "abstain": True, "rerank": "shipped", "rerank_k": None, "rerank_w": None,
-                           "type_veto": True}
+                           "type_veto": True, "rerank_beam": 0, "rerank_beam_w": None}
 
 
 class KGQAPipeline(Stage):
@@ -35,7 +35,8 @@ class KGQAPipeline(Stage):
                  weights: Optional[str] = None, topic_answers: str = "no-walk-back", answer_order: str = "degree",
                  confidence: str = "answer", end_typing: bool = True, walk_back: str = "others",
                  cover: Optional[float] = None, type_head: str = "off", abstain: bool = True, rerank: str = "shipped",
-                 rerank_k: Optional[int] = None, rerank_w: Optional[float] = None, type_veto: bool = True) -> None:
+                 rerank_k: Optional[int] = None, rerank_w: Optional[float] = None, type_veto: bool = True,
+                 rerank_beam: int = 0, rerank_beam_w: Optional[float] = None) -> None:
         from graphhop.kgqa.type_head import TYPE_HEAD_MODES
         from graphhop.kgqa.pipeline import ANSWER_ORDERS, CONFIDENCES, TOPIC_ANSWERS, WALK_BACKS
 
@@ -55,6 +56,10 @@ class KGQAPipeline(Stage):
         #: the chain reranker (graphhop.kgqa.rerank): off, shipped, or a folder; its k and w (None: the saved ones)
         self.rerank, self.rerank_k, self.rerank_w = rerank, rerank_k, rerank_w
         self.type_veto = type_veto  # the veto by answer type (graphhop.kgqa.veto)
+        if rerank_beam < 0:
+            raise InputError(f"kgqa: rerank_beam must be 0 (off) or more (got {rerank_beam})")
+        #: the reranker inside the beam: each hop's best rerank_beam new paths reordered before the cut (0: off)
+        self.rerank_beam, self.rerank_beam_w = rerank_beam, rerank_beam_w
         self._kgqa: Any = None
 
     @property
@@ -69,6 +74,7 @@ class KGQAPipeline(Stage):
                                          end_typing=self.end_typing, walk_back=self.walk_back, type_head=self.type_head, abstain=self.abstain,
                                          rerank=_rerank(self.rerank), rerank_k=self.rerank_k, rerank_w=self.rerank_w,
                                          type_veto=self.type_veto,
+                                         rerank_beam=self.rerank_beam, rerank_beam_w=self.rerank_beam_w,
                                          **({} if self.cover is None else {"cover": self.cover}))
         return self._kgqa
 
@@ -98,7 +104,9 @@ def _factory(index: Any, **options: Any) -> KGQAPipeline:
                         cover=_number("cover", opts["cover"]), type_head=str(opts["type_head"]),
                         abstain=_flag("abstain", opts["abstain"]), rerank=str(opts["rerank"]),
                         rerank_k=_whole("rerank_k", opts["rerank_k"]),
-                        rerank_w=_number("rerank_w", opts["rerank_w"]), type_veto=_flag("type_veto", opts["type_veto"]))
+                        rerank_w=_number("rerank_w", opts["rerank_w"]), type_veto=_flag("type_veto", opts["type_veto"]),
+                        rerank_beam=_whole("rerank_beam", opts["rerank_beam"]) or 0,
+                        rerank_beam_w=_number("rerank_beam_w", opts["rerank_beam_w"]))
 
 
 def _rerank(value: str) -> bool | str:
