@@ -16,14 +16,10 @@ from graphhop.read.sentence_graph import Edge
 from graphhop.read.walk import WalkReader
 from graphhop.train.text_reranker import reading_labels, training_lists
 
-_SPEC = importlib.util.spec_from_file_location("walk_fakes", Path(__file__).with_name("test_walk.py"))
-_fakes = sys.modules.setdefault("walk_fakes", importlib.util.module_from_spec(_SPEC))
-_SPEC.loader.exec_module(_fakes)  # the walk tests' fake index and word encoder
-_Doc, _Search, _WordEncoder = _fakes._Doc, _fakes._Search, _fakes._WordEncoder
-
-DOCS = [_Doc("o1", "Harnvik Observatory", "Harnvik Observatory was founded in 1887 by Elena Marsk. "
-             "It stands on Harnvik Hill near Pavel Drury's farm."),
-        _Doc("o2", "Elena Marsk", "Elena Marsk was an astronomer born in Corran.")]
+_SPEC = importlib.util.spec_from_file_location("walk_ranker_tests", Path(__file__).with_name("test_walk_ranker.py"))
+_ranker = sys.modules.setdefault("walk_ranker_tests", importlib.util.module_from_spec(_SPEC))
+_SPEC.loader.exec_module(_ranker)  # the walk ranker tests' two passages, over the walk tests' fakes
+_Doc, _Search, _WordEncoder, DOCS = _ranker._Doc, _ranker._Search, _ranker._WordEncoder, _ranker.DOCS
 QUESTION = "Where was the founder of Harnvik Observatory born?"
 
 

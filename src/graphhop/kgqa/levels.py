@@ -122,13 +122,18 @@ class Containment:
         return bool(want) and want <= reached
 
 
+def store_cached(kgqa: Any, attr: str, build: Any) -> Any:
+    """``build(kgqa.store)``, built on first use and kept on the pipeline object as ``attr`` (rebuilt for a new store)."""
+    got = getattr(kgqa, attr, None)
+    if got is None or got.store is not kgqa.store:
+        got = build(kgqa.store)
+        setattr(kgqa, attr, got)
+    return got
+
+
 def containment(kgqa: Any) -> Containment:
     """The pipeline's :class:`Containment`, built on first use and kept on the pipeline object."""
-    got = getattr(kgqa, "_containment", None)
-    if got is None or got.store is not kgqa.store:
-        got = Containment(kgqa.store)
-        kgqa._containment = got
-    return got
+    return store_cached(kgqa, "_containment", Containment)
 
 
 def _chain(kgqa: Any, path: RelPath, others: Sequence[RelPath]) -> list[RelPath]:

@@ -35,6 +35,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from graphhop.kb.verbalize import clean_relation
+from graphhop.kgqa.levels import store_cached
 from graphhop.kgqa.paths import RelPath
 
 __all__ = ["AnswerTypes", "answer_types", "type_veto", "withheld", "FALLBACK_RATIO"]
@@ -153,11 +154,7 @@ def _agent_relations(store: Any) -> tuple[list[int], list[int]]:
 
 def answer_types(kgqa: Any) -> AnswerTypes:
     """The pipeline's :class:`AnswerTypes`, built on first use and kept on the pipeline object."""
-    got = getattr(kgqa, "_answer_types", None)
-    if got is None or got.store is not kgqa.store:
-        got = AnswerTypes(kgqa.store)
-        kgqa._answer_types = got
-    return got
+    return store_cached(kgqa, "_answer_types", AnswerTypes)
 
 
 def _asked(kgqa: Any, text: str) -> tuple[str, str | None]:
