@@ -43,3 +43,24 @@ def reading_of() -> Callable[..., Any]:
                  for rp in relation_paths]
         return Reading(mention, masked(question, [mention]), paths, np.full(len(paths), 1.0 / len(paths)))
     return make
+
+
+@pytest.fixture(scope="session")
+def typing_kb() -> Callable[[str], Any]:
+    """``typing_kb(name)``: ``graphhop ask``'s default pipeline (shipped scorer, reranker and confidence) over the
+    hand-made KB ``tests/kgqa/data_typing/<name>.tsv`` (no ``kg_`` prefix: no suite reads them; fact ids ``f0``,
+    ``f1``, ... in file order), built once per KB."""
+    from pathlib import Path
+
+    from graphhop.core import Fact
+    from graphhop.kb.store import KGStore
+    from graphhop.kgqa.pipeline import KGQA
+
+    data, built = Path(__file__).parent / "data_typing", {}
+
+    def make(name: str) -> Any:
+        if name not in built:
+            rows = [line.split("\t") for line in (data / f"{name}.tsv").read_text(encoding="utf-8").splitlines() if line]
+            built[name] = KGQA(KGStore.from_facts(Fact(h, r, t, f"f{i}") for i, (h, r, t) in enumerate(rows)), rerank=True)
+        return built[name]
+    return make
