@@ -53,10 +53,11 @@ def compound_before_verb(words: Sequence[str]) -> int:
     """How many words of ``words`` (the question's words after its cue word: ``which``, ``how many``) make a compound
     noun whose head is followed by its verb ("which district superintendent **oversees the** school", "which school
     district superintendent **oversees** X", "which band member **wrote the** song"): two or three content words,
-    the modifiers singular nouns, no word a verb form, an adverb or of two letters, then a verb that agrees with the head (a past form, or
-    ``-s`` after a singular head) and a determiner, the mask or a preposition, or (after three) an auxiliary. 0 when the words read otherwise
-    ("which winery produces wines for": a subject and its verb; "which football clubs play in", a plural head
-    and a bare verb, is not told from "which team plays football in" and stays unread)."""
+    the modifiers singular nouns, no word a verb form, an adverb or of two letters, then a verb that agrees with the
+    head (a past form, or ``-s`` after a singular head) and a determiner, the mask or a preposition, or (after three)
+    an auxiliary. 0 when the words read otherwise ("which winery produces wines for": a subject and its verb; "which
+    football clubs play in", a plural head and a bare verb, is not told from "which team plays football in" and stays
+    unread)."""
     from graphhop.kgqa.end_type import _ADJ_ENDINGS, _AUX, _PREP, _is_word, singular
 
     for n in (2, 3):

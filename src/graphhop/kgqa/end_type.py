@@ -198,7 +198,7 @@ class EndTyper:
         got = self._named.get(noun)
         if got is None:
             rels = [r for r in self.relations_named(noun) if not self.owner_relation(noun, r)]
-            got = self._named[noun] = noun_sides(self.store, rels, noun)  # subjects of ``superintendent of`` (session 16)
+            got = self._named[noun] = noun_sides(self.store, rels, noun)  # ``superintendent of``: subjects (s16)
         tails, heads = got
         ids = set(int(e) for e in ends)
         if not tails:

@@ -22,9 +22,10 @@ a type noun the KB names (``what currency``)
 
 On a veto the next path of the reading whose ends fit positively (an agent; an object of the noun's relation; a
 date) is taken, when its probability is at least :data:`FALLBACK_RATIO` of the vetoed path's, or when it is the best
-path the veto does not contradict (session 16: :func:`_fallback`); otherwise the answer is "no supported answer" with the vetoed chain kept as the best partial chain. When that chain stops at the hop
-limit, the trace says so, and names the relation one hop further that the asked noun names, if the ends have one
-(a longer chain may exist). Session 15 (kgt15).
+path the veto does not contradict (session 16: :func:`_fallback`); otherwise the answer is "no supported answer"
+with the vetoed chain kept as the best partial chain. When that chain stops at the hop limit, the trace says so,
+and names the relation one hop further that the asked noun names, if the ends have one (a longer chain may exist).
+Session 15 (kgt15).
 """
 
 from __future__ import annotations
@@ -85,7 +86,8 @@ class AnswerTypes:
         """(objects of the relations whose head noun is ``noun``'s (:func:`head_noun`: ``currency``, ``capital city``
         for ``city``, ``country of citizenship`` for ``country``), the signed relations those objects hold besides,
         objects of the relations whose name holds the noun anywhere: ``track performances`` for ``track``); the
-        subjects, where a relation names its subject (``superintendent of``: :func:`graphhop.kgqa.asked.names_subject`)."""
+        subjects, where a relation names its subject (``superintendent of``:
+        :func:`graphhop.kgqa.asked.names_subject`)."""
         got = self._named.get(noun)
         if got is None:
             from graphhop.kgqa.asked import noun_sides
@@ -94,7 +96,7 @@ class AnswerTypes:
             word = singular(noun.split()[-1])
             rels = [r for r, name in enumerate(self.store.relations)
                     if head_noun(name) == word and not typer.owner_relation(noun, r)]
-            tails = frozenset(noun_sides(self.store, rels, word)[0])  # the subjects of ``superintendent of`` (session 16)
+            tails = frozenset(noun_sides(self.store, rels, word)[0])  # subjects of ``superintendent of`` (session 16)
             roles = frozenset(s for t in tails for s in self.store.signed_relations(np.asarray([t]))
                               if s[0] not in set(rels))
             named = [r for r, name in enumerate(self.store.relations)
