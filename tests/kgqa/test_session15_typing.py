@@ -2,43 +2,24 @@
 rules of session 14 narrowed: a container named by the asked noun only for place nouns (:mod:`graphhop.kgqa.levels`),
 and a count of things whose names begin with a number is not a count of values (:func:`graphhop.kgqa.ops._counts_values`).
 
-The KBs are small hand-made files in ``tests/kgqa/data_typing`` (no ``kg_`` prefix: no suite reads them); fact ids
-are ``f0``, ``f1``, ... in file order. The pipeline is ``graphhop ask``'s default (shipped reranker and confidence)."""
+The KBs are small hand-made files in ``tests/kgqa/data_typing``, read by the ``typing_kb`` fixture (``conftest.py``)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
-
-DATA = Path(__file__).parent / "data_typing"
-_BUILT: dict[str, Any] = {}
-
-
-def _kgqa(name: str) -> Any:
-    """The default pipeline (shipped scorer, reranker and confidence) over ``data_typing/<name>.tsv``."""
-    if name not in _BUILT:
-        from graphhop.core import Fact
-        from graphhop.kb.store import KGStore
-        from graphhop.kgqa.pipeline import KGQA
-
-        rows = [line.rstrip("\n").split("\t") for line in (DATA / f"{name}.tsv").read_text(encoding="utf-8").splitlines() if line]
-        facts = (Fact(h, r, t, f"f{i}") for i, (h, r, t) in enumerate(rows))
-        _BUILT[name] = KGQA(KGStore.from_facts(facts), rerank=True)
-    return _BUILT[name]
-
 
 def _ids(kgqa: Any, *names: str) -> list[int]:
     return [kgqa.store.entities.index(n) for n in names]
 
 
-def test_agents_and_made_things_from_the_kb() -> None:
+def test_agents_and_made_things_from_the_kb(typing_kb: Any) -> None:
     """Who is an agent is read from the KB: the objects of ``written by`` / ``founded by`` and what shares their
     relations (``born in``), and the subjects of relations whose objects are made things (a press *published* books)."""
     from graphhop.kgqa.veto import answer_types, head_noun
 
-    kgqa = _kgqa("hand14")
+    kgqa = typing_kb("hand14")
     types = answer_types(kgqa)
     orla, press, loom, town = _ids(kgqa, "Orla Venn", "Saltmarch Press", "The Copper Loom", "Hasselby")
     assert types.agent_like(orla) and types.agent_like(press) and not types.agent_like(loom)
@@ -58,17 +39,17 @@ def test_agents_and_made_things_from_the_kb() -> None:
     (("when", None), ["1931"], 1),
     (("when", None), ["Saltmarch Press"], -1),
 ])
-def test_judge(asked: tuple, names: list[str], verdict: int) -> None:
+def test_judge(asked: tuple, names: list[str], verdict: int, typing_kb: Any) -> None:
     from graphhop.kgqa.veto import judge
 
-    kgqa = _kgqa("hand14")
+    kgqa = typing_kb("hand14")
     assert judge(kgqa, asked, _ids(kgqa, *names)) == verdict
 
 
-def test_a_chain_cut_by_the_hop_limit_is_no_answer() -> None:
+def test_a_chain_cut_by_the_hop_limit_is_no_answer(typing_kb: Any) -> None:
     """Five hops are needed (written by, born in, located in, part of, currency); within four the chain ends at a
     country, which is no currency: no supported answer, the four-hop chain kept, the hop limit said."""
-    res = _kgqa("hand14").ask("What currency is used in the country where the author of The Copper Loom was born?")
+    res = typing_kb("hand14").ask("What currency is used in the country where the author of The Copper Loom was born?")
     assert not res["supported"] and res["answers"] == []
     assert res["support"] == ["f4", "f0", "f1", "f2"]
     assert res["trace"]["best_guess"] == ["Kestovia"]
@@ -77,15 +58,15 @@ def test_a_chain_cut_by_the_hop_limit_is_no_answer() -> None:
     assert "within the hop limit (4)" in res["trace"]["reason"] and "currency one hop further" in res["trace"]["reason"]
 
 
-def test_the_currency_within_the_limit_is_answered() -> None:
-    res = _kgqa("hand14").ask("What currency is used in the country where Idris Fane was born?")
+def test_the_currency_within_the_limit_is_answered(typing_kb: Any) -> None:
+    res = typing_kb("hand14").ask("What currency is used in the country where Idris Fane was born?")
     assert res["supported"] and res["answer"] == "Kestovian mark"
     assert res["support"] == ["f8", "f7", "f2", "f3"] and "type_veto" not in res["trace"]
 
 
-def test_who_is_not_answered_with_a_book() -> None:
+def test_who_is_not_answered_with_a_book(typing_kb: Any) -> None:
     """No leadership relation: the books the press published are no "who"."""
-    res = _kgqa("hand14").ask("Who is running Saltmarch Press?")
+    res = typing_kb("hand14").ask("Who is running Saltmarch Press?")
     assert not res["supported"] and res["answers"] == []
     assert res["support"] == ["f5", "f10"] and res["trace"]["type_veto"]["asked"] == "who"
 
@@ -94,15 +75,15 @@ def test_who_is_not_answered_with_a_book() -> None:
     ("Who published The Grey Tide?", "Saltmarch Press", ["f10"]),  # a company may answer "who"
     ("Who founded Saltmarch Press?", "Idris Fane", ["f13"]),
 ])
-def test_who_answered_by_an_agent_stands(question: str, answer: str, support: list[str]) -> None:
-    res = _kgqa("hand14").ask(question)
+def test_who_answered_by_an_agent_stands(question: str, answer: str, support: list[str], typing_kb: Any) -> None:
+    res = typing_kb("hand14").ask(question)
     assert res["supported"] and res["answer"] == answer and res["support"] == support
     assert "type_veto" not in res["trace"]
 
 
-def test_a_value_noun_named_by_a_relation_is_not_a_place() -> None:
+def test_a_value_noun_named_by_a_relation_is_not_a_place(typing_kb: Any) -> None:
     """``turnout`` heads a relation whose objects are numbers; the town the scorer reached is none of them."""
-    res = _kgqa("elections").ask("What was the turnout of the 2015 Marrow General Election?")
+    res = typing_kb("elections").ask("What was the turnout of the 2015 Marrow General Election?")
     assert not res["supported"] and res["trace"]["best_guess"] == ["Marrow"] and res["support"] == ["f9"]
 
 
@@ -110,17 +91,17 @@ def test_a_value_noun_named_by_a_relation_is_not_a_place() -> None:
     ("Name the films of Petra Holm.", ["Night of Reeds"], ["f11"]),
     ("Which films were made by directors born in Dunmark?", ["Salt and Ember"], ["f13", "f9"]),
 ])
-def test_a_festival_named_for_films_is_no_film(question: str, answers: list[str], support: list[str]) -> None:
+def test_a_festival_named_for_films_is_no_film(question: str, answers: list[str], support: list[str], typing_kb: Any) -> None:
     """Films premiere at ``X Film Festival``; the named-container rule is for place nouns only (``film`` is none)."""
-    res = _kgqa("festivals").ask(question)
+    res = typing_kb("festivals").ask(question)
     assert res["supported"] and res["answers"] == answers and res["support"] == support
     assert "level" not in res["trace"]["answer_type"]
 
 
-def test_the_named_container_rule_is_for_place_nouns() -> None:
+def test_the_named_container_rule_is_for_place_nouns(typing_kb: Any) -> None:
     from graphhop.kgqa.levels import PLACE_NOUNS, named_by
 
-    kgqa = _kgqa("festivals")
+    kgqa = typing_kb("festivals")
     assert named_by(kgqa.store, "film", _ids(kgqa, "Vessel Film Festival"))  # the name carries the noun ...
     assert "film" not in PLACE_NOUNS and {"valley", "region", "city", "country"} <= PLACE_NOUNS  # ... not a place noun
 
@@ -129,10 +110,10 @@ def test_the_named_container_rule_is_for_place_nouns() -> None:
     ("How many elections has Edda Holm won?", "3", ["f0", "f1", "f3"]),
     ("How many elections has Oskar Venn won?", "1", ["f2"]),
 ])
-def test_a_count_of_things_named_by_years(question: str, count: str, support: list[str]) -> None:
+def test_a_count_of_things_named_by_years(question: str, count: str, support: list[str], typing_kb: Any) -> None:
     """Each won election is a fact ``E winner X`` whose subject has facts of its own: the elections are counted,
     not read as values because their names begin with a year."""
-    res = _kgqa("elections").ask(question)
+    res = typing_kb("elections").ask(question)
     assert res["supported"] and res["answer"] == count and res["support"] == support
     assert "values_not_counted" not in res["trace"]
 
@@ -149,11 +130,11 @@ def test_a_noun_that_is_a_word_of_the_relation_reached_is_no_contradiction(kgqa_
     assert judge(kgqa, ("noun", "track"), _ids(kgqa, "Halden")) == -1
 
 
-def test_the_veto_can_be_turned_off() -> None:
+def test_the_veto_can_be_turned_off(typing_kb: Any) -> None:
     """``type_veto=False`` (``-o type_veto=false``) gives the previous answer: the 4-hop prefix's end."""
     from graphhop.pipeline.kgqa import OPTIONS
 
-    kgqa = _kgqa("hand14")
+    kgqa = typing_kb("hand14")
     question = "What currency is used in the country where the author of The Copper Loom was born?"
     kgqa.type_veto = False
     try:

@@ -33,6 +33,7 @@ import numpy as np
 from graphhop.kb.store import KGStore
 from graphhop.kb.verbalize import clean_relation
 from graphhop.kgqa.answer_types import SchemaNouns
+from graphhop.kgqa.asked import compound_before_verb, noun_sides
 from graphhop.kgqa.paths import RelPath, successors
 from graphhop.kgqa.scorer import FUNCTION_WORDS
 from graphhop.kgqa.type_head import TYPE_HEAD_MODES
@@ -120,7 +121,8 @@ def type_phrase(text: str, strip: bool = True) -> TypePhrase | None:
     """The one parser of the asked type's phrase (:class:`TypePhrase`): after the first cue word, the
     words of :data:`_SKIP` are passed; the phrase is the first word, or an adjective and its noun
     (``official language``), or a compound whose head is followed by an auxiliary, the mask or (after
-    ``name``/``list``) a preposition (``football club does``). None when the question has no cue word.
+    ``name``/``list``) a preposition (``football club does``), or by its verb (``district superintendent
+    oversees the``: :func:`graphhop.kgqa.asked.compound_before_verb`). None when the question has no cue word.
     ``strip=False`` keeps punctuation on the tokens (the scorer's :func:`~graphhop.kgqa.scorer.answer_noun`
     reads them so, as it was trained)."""
     toks = tuple(t.strip(_STRIP) if strip else t for t in text.lower().split())
@@ -137,6 +139,9 @@ def type_phrase(text: str, strip: bool = True) -> TypePhrase | None:
             if not toks[j].endswith(_ADJ_ENDINGS) and _is_word(nxt) and nxt not in _AUX and after in ends and not (
                     after == "x" and _verb_before_mask(toks[j], nxt, w)):
                 return TypePhrase(toks, i, j, j + 1, j + 2)  # a compound names its head last
+            n = compound_before_verb(toks[j : j + 5])
+            if n:
+                return TypePhrase(toks, i, j, j + n - 1, j + n)  # ... also before its verb (session 16)
             if toks[j].endswith(_ADJ_ENDINGS) and _is_word(nxt):
                 return TypePhrase(toks, i, j, j + 1, j + 2)
             return TypePhrase(toks, i, j, j, j + 1)
@@ -187,13 +192,13 @@ class EndTyper:
         """Whether the ends are of the noun's type by a relation the noun *names* (``publisher`` / ``published
         by``, ``currency`` / ``currency``; :class:`~graphhop.kgqa.scorer.RelationWords`): +1 when some end is
         the object of such a relation (a publisher is what something is published by), -1 when none is but
-        some is its subject (a book *has* a publisher; it is not one), else 0; None when the noun names no
-        relation of the KB."""
+        some is its subject (a book *has* a publisher; it is not one), else 0 (the sides swap for a relation that
+        names its subject: ``superintendent of``, :func:`~graphhop.kgqa.asked.names_subject`); None when the noun
+        names no relation of the KB."""
         got = self._named.get(noun)
         if got is None:
             rels = [r for r in self.relations_named(noun) if not self.owner_relation(noun, r)]
-            edges = np.nonzero(np.isin(self.store.rels, rels))[0]
-            got = self._named[noun] = (set(self.store.tails[edges].tolist()), set(self.store.heads[edges].tolist()))
+            got = self._named[noun] = noun_sides(self.store, rels, noun)  # ``superintendent of``: subjects (s16)
         tails, heads = got
         ids = set(int(e) for e in ends)
         if not tails:

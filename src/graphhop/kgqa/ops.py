@@ -45,6 +45,7 @@ from graphhop.kgqa.cover import (covering, cut_back, cut_to_verb, general, lure_
                                  walked_back, who_cut)
 from graphhop.kgqa.compare import (COMPARATIVES, compare_sides, names_entity, read_options, resolve, same_value, split_choice,
                                    split_comparative, split_same)
+from graphhop.kgqa.asked import names_topic
 from graphhop.kgqa.end_type import asked_noun, described_noun, retype, singular, type_phrase
 from graphhop.kgqa.levels import level_move
 from graphhop.kgqa.owner import typing_base
@@ -106,6 +107,8 @@ def _typed(kgqa: Any, reading: Any, text: str) -> tuple[Any, dict[str, Any]]:
     the best path's probability."""
     typer = getattr(kgqa, "typer", None)
     noun = asked_noun(text, phrase=True) if typer is not None else None
+    if names_topic(reading, noun):  # "which ferries does Brannock Ferries run": the topic's kind (session 16)
+        return reading, {"answer_type": {"noun": noun, "moved_hops": 0, "topic_name": True}}
     if noun is None:
         who = who_cut(kgqa, reading, text) if typer is not None else None
         if who is None:

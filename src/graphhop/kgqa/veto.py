@@ -21,10 +21,11 @@ a type noun the KB names (``what currency``)
     no end holds a digit.
 
 On a veto the next path of the reading whose ends fit positively (an agent; an object of the noun's relation; a
-date) is taken, when its probability is at least :data:`FALLBACK_RATIO` of the vetoed path's; otherwise the answer
-is "no supported answer" with the vetoed chain kept as the best partial chain. When that chain stops at the hop
-limit, the trace says so, and names the relation one hop further that the asked noun names, if the ends have one
-(a longer chain may exist). Session 15 (kgt15).
+date) is taken, when its probability is at least :data:`FALLBACK_RATIO` of the vetoed path's, or when it is the best
+path the veto does not contradict (session 16: :func:`_fallback`); otherwise the answer is "no supported answer"
+with the vetoed chain kept as the best partial chain. When that chain stops at the hop limit, the trace says so,
+and names the relation one hop further that the asked noun names, if the ends have one (a longer chain may exist).
+Session 15 (kgt15).
 """
 
 from __future__ import annotations
@@ -84,25 +85,24 @@ class AnswerTypes:
     def noun_objects(self, typer: Any, noun: str) -> tuple[frozenset, frozenset, frozenset]:
         """(objects of the relations whose head noun is ``noun``'s (:func:`head_noun`: ``currency``, ``capital city``
         for ``city``, ``country of citizenship`` for ``country``), the signed relations those objects hold besides,
-        objects of the relations whose name holds the noun anywhere: ``track performances`` for ``track``)."""
+        objects of the relations whose name holds the noun anywhere: ``track performances`` for ``track``); the
+        subjects, where a relation names its subject (``superintendent of``:
+        :func:`graphhop.kgqa.asked.names_subject`)."""
         got = self._named.get(noun)
         if got is None:
+            from graphhop.kgqa.asked import noun_sides
             from graphhop.kgqa.end_type import singular
 
             word = singular(noun.split()[-1])
             rels = [r for r, name in enumerate(self.store.relations)
                     if head_noun(name) == word and not typer.owner_relation(noun, r)]
-            tails = self._objects(rels)
+            tails = frozenset(noun_sides(self.store, rels, word)[0])  # subjects of ``superintendent of`` (session 16)
             roles = frozenset(s for t in tails for s in self.store.signed_relations(np.asarray([t]))
                               if s[0] not in set(rels))
             named = [r for r, name in enumerate(self.store.relations)
                      if word in {singular(w) for w in clean_relation(name).lower().split()}]
-            got = self._named[noun] = (tails, roles, self._objects(named))
+            got = self._named[noun] = (tails, roles, frozenset(noun_sides(self.store, named, word)[0]))
         return got
-
-    def _objects(self, relations: Sequence[int]) -> frozenset:
-        """The objects of ``relations``."""
-        return frozenset(self.store.tails[np.isin(self.store.rels, list(relations))].tolist())
 
 
 def head_noun(relation: str) -> str | None:
@@ -157,8 +157,10 @@ def answer_types(kgqa: Any) -> AnswerTypes:
     return store_cached(kgqa, "_answer_types", AnswerTypes)
 
 
-def _asked(kgqa: Any, text: str) -> tuple[str, str | None]:
-    """What a (masked) question asks for: (``who`` | ``when`` | ``noun`` | ``""``, the noun)."""
+def _asked(kgqa: Any, text: str, reading: Any = None) -> tuple[str, str | None]:
+    """What a (masked) question asks for: (``who`` | ``when`` | ``noun`` | ``""``, the noun); no noun that is a word
+    of ``reading``'s topic's name (:func:`graphhop.kgqa.asked.names_topic`)."""
+    from graphhop.kgqa.asked import names_topic
     from graphhop.kgqa.end_type import asked_noun
     from graphhop.kgqa.ops import VALUE_NOUNS
 
@@ -168,7 +170,7 @@ def _asked(kgqa: Any, text: str) -> tuple[str, str | None]:
     if _WHEN.match(low):
         return "when", None
     noun = asked_noun(text, phrase=True) if getattr(kgqa, "typer", None) is not None else None
-    if noun is not None and noun.split()[-1] not in VALUE_NOUNS:
+    if noun is not None and noun.split()[-1] not in VALUE_NOUNS and not names_topic(reading, noun):
         return "noun", noun
     return "", None
 
@@ -208,19 +210,18 @@ def type_veto(kgqa: Any, reading: Any, text: str, ratio: float = FALLBACK_RATIO)
     """``reading`` (its best path the one answer typing chose) judged by the asked type (:func:`judge`): unchanged
     with None when nothing contradicts; else the reading with the next fitting path first and a trace, or the
     reading unchanged with a trace whose ``withhold`` is True (no path fits: "no supported answer")."""
-    asked = _asked(kgqa, text)
+    asked = _asked(kgqa, text, reading)
     best = reading.best
     if best is None or judge(kgqa, asked, best.ends.tolist()) >= 0:
         return reading, None
     names = kgqa.store.entities
     trace: dict[str, Any] = {"asked": asked[1] or asked[0], "vetoed": kgqa.describe(reading)["relation_path"],
                              "vetoed_answers": [names[e] for e in kgqa.answers(best, reading.mention.entities)[:3]]}
-    floor = ratio * float(reading.probs[0])
-    for p, q in zip(reading.paths[1:], reading.probs[1:].tolist()):
-        if q >= floor and judge(kgqa, asked, p.ends.tolist()) > 0 and not set(p.ends.tolist()) <= set(reading.mention.entities):
-            from graphhop.kgqa.ops import _moved
+    fallback = _fallback(kgqa, reading, asked, ratio * float(reading.probs[0]))
+    if fallback is not None:
+        from graphhop.kgqa.ops import _moved
 
-            return _moved(reading, p), {**trace, "fallback": kgqa.describe(reading, p)["relation_path"]}
+        return _moved(reading, fallback), {**trace, "fallback": kgqa.describe(reading, fallback)["relation_path"]}
     trace["withhold"] = True
     if len(best.steps) >= kgqa.max_hops:
         trace["hop_limit"] = kgqa.max_hops
@@ -228,6 +229,24 @@ def type_veto(kgqa: Any, reading: Any, text: str, ratio: float = FALLBACK_RATIO)
         if further:
             trace["longer_chain"] = further
     return reading, trace
+
+
+def _fallback(kgqa: Any, reading: Any, asked: tuple[str, str | None], floor: float) -> RelPath | None:
+    """The path a vetoed reading gives way to: the first (best) one whose ends fit positively with a probability of at
+    least ``floor``; else the best path the veto does not contradict, when its ends fit positively (the paths of the
+    wrong type set aside, the scorer's next reading: "who runs X" over ``^chief executive of`` once the ships X
+    operates are vetoed; session 16), and it does not walk on from the vetoed ends (the builders of the ships X
+    operates answer a question not asked). Paths back to the topic itself are passed; None when nothing fits."""
+    topic, first_open, vetoed = set(reading.mention.entities), None, reading.best.steps
+    for p, q in zip(reading.paths[1:], reading.probs[1:].tolist()):
+        if set(p.ends.tolist()) <= topic:
+            continue
+        verdict = judge(kgqa, asked, p.ends.tolist())
+        if verdict > 0 and q >= floor:
+            return p
+        if first_open is None and verdict >= 0 and p.steps[: len(vetoed)] != vetoed:
+            first_open = (p, verdict)
+    return first_open[0] if first_open is not None and first_open[1] > 0 else None
 
 
 def _further(kgqa: Any, path: RelPath, asked: tuple[str, str | None]) -> list[str]:
