@@ -7,6 +7,9 @@ one JSON line per (fold, epoch, k, w, question) to ``--details`` and prints righ
 
     GRAPHHOP_DATA=../shared/data nice -n 5 .venv/bin/python benchmarks/kgqa_rerank_folds.py tests/kgqa/data/kg_* \\
         --work /tmp/kgx14/folds --details /tmp/kgx14/folds.jsonl
+
+``--train-only`` trains the fold models and runs nothing (then ``benchmarks/kgqa_oof.sh W/...``); a ``W/lists.json`` of
+an earlier run is reused, so variants of the model are trained on the same lists.
 """
 
 from __future__ import annotations
@@ -85,6 +88,7 @@ def main() -> None:
     ap.add_argument("--layers", type=int, default=2)
     ap.add_argument("--work", required=True, help="folder for the lists and the fold models")
     ap.add_argument("--details", required=True)
+    ap.add_argument("--train-only", action="store_true", help="train the fold models, run nothing (then kgqa_oof.sh)")
     ap.add_argument("--summary", help="EPOCH,K,W: only print the tables of this setting from --details against --base")
     ap.add_argument("--base", help="with --summary: kgqa_hand_misses.py --details of the same folders, reranker off")
     args = ap.parse_args()
@@ -116,6 +120,8 @@ def main() -> None:
                 card = fit_reranker(rows, out, epochs=args.epochs, lr=args.lr, layers=args.layers, every_epoch=True,
                                     log=lambda m: print(f"fold {fold}: {m}", flush=True))
                 print(f"fold {fold}: trained {card['lists']} lists in {card['train_s']}s", flush=True)
+            if args.train_only:
+                continue
             for epoch in [int(e) for e in args.eval_epochs.split(",")]:
                 options = {"abstain": "false", "rerank": str(out / f"epoch{epoch}")}
                 for f in held:

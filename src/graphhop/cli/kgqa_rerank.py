@@ -20,7 +20,7 @@ def train_kgqa_reranker(
     list_k: int = typer.Option(10, "--list-k", help="Candidate chains per question (the pipeline's best, the gold one swapped in)."),
     epochs: int = typer.Option(3, "--epochs"),
     lr: float = typer.Option(2e-4, "--lr"),
-    layers: int = typer.Option(1, "--layers", help="Top transformer layers trained (and shipped; 1 keeps the file under 5 MB)."),
+    layers: int = typer.Option(1, "--layers", help="Top transformer layers trained (and shipped, one file per layer, each under 5 MB)."),
     k: int = typer.Option(8, "--k", help="Paths the shipped reranker reorders (saved in its config)."),
     w: float = typer.Option(0.5, "--w", help="The logit's weight beside the head score (saved in its config)."),
     data: Optional[Path] = typer.Option(None, "--data", help="Benchmark data root (default: $GRAPHHOP_DATA)."),

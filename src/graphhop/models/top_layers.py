@@ -2,8 +2,10 @@
 
 A cross-encoder fine-tuned from the bundled MiniLM with its lower layers frozen differs from the base only in
 its top ``layers`` transformer layers, the pooler and the one-logit classifier. :func:`save_top_layers` writes
-those tensors as float16 ``top.npz`` (+ ``config.json``), a few MB instead of 90; :func:`load_top_layers` loads
-the base (:func:`graphhop.models.cross_encoder.load_sequence_classifier`) and puts them back.
+those tensors as float16 ``top.npz`` (+ ``config.json``), a few MB instead of 90: the top layer, the pooler and the
+classifier in ``top.npz``, each lower trained layer ``i`` in its own ``top-layer<i>.npz`` (one MiniLM layer is about
+3.5 MB, so every file stays under 5 MB); :func:`load_top_layers` loads the base
+(:func:`graphhop.models.cross_encoder.load_sequence_classifier`) and puts them back.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import numpy as np
 
 from graphhop.core import GraphhopError
 
-__all__ = ["trained_names", "save_top_layers", "load_top_layers"]
+__all__ = ["trained_names", "top_files", "save_top_layers", "load_top_layers"]
 
 _FILE, _CONFIG = "top.npz", "config.json"
 
@@ -29,13 +31,28 @@ def trained_names(model: Any, layers: int) -> list[str]:
             or k.split(".", 1)[-1].startswith(prefixes)]
 
 
+def top_files(names: list[str], n: int) -> dict[str, list[str]]:
+    """File name -> the trained tensor ``names`` it holds: the top layer, pooler and classifier in ``top.npz``; each
+    lower trained layer ``i`` (of ``n``) in ``top-layer<i>.npz``."""
+    files: dict[str, list[str]] = {}
+    for name in names:
+        parts = name.split(".")
+        at = parts.index("layer") + 1 if "encoder" in parts and "layer" in parts else -1
+        layer = int(parts[at]) if at > 0 else n - 1
+        files.setdefault(_FILE if layer == n - 1 else f"top-layer{layer}.npz", []).append(name)
+    return files
+
+
 def save_top_layers(model: Any, folder: str | Path, layers: int, extra: dict[str, Any] | None = None) -> Path:
     """Write the top ``layers`` layers + pooler + classifier of ``model`` (float16) and a config to ``folder``."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     state = model.state_dict()
     names = trained_names(model, layers)
-    np.savez_compressed(folder / _FILE, **{k: state[k].detach().cpu().numpy().astype(np.float16) for k in names})
+    for stale in folder.glob("top-layer*.npz"):
+        stale.unlink()
+    for file, part in top_files(names, len(model.base_model.encoder.layer)).items():
+        np.savez_compressed(folder / file, **{k: state[k].detach().cpu().numpy().astype(np.float16) for k in part})
     config = {"base": "all-MiniLM-L6-v2", "layers": layers, **(extra or {})}
     (folder / _CONFIG).write_text(json.dumps(config, indent=1) + "\n", encoding="utf-8")
     return folder
@@ -62,8 +79,10 @@ def load_top_layers(folder: str | Path) -> tuple[Any, Any, dict[str, Any]]:
         hf_logging.set_verbosity(level)
         if bars:
             hf_logging.enable_progress_bar()
-    with np.load(folder / _FILE) as saved:
-        tensors = {k: torch.from_numpy(saved[k].astype(np.float32)) for k in saved.files}
+    tensors = {}
+    for path in [folder / _FILE, *sorted(folder.glob("top-layer*.npz"))]:
+        with np.load(path) as saved:
+            tensors.update({k: torch.from_numpy(saved[k].astype(np.float32)) for k in saved.files})
     missing = sorted(set(trained_names(model, int(config["layers"]))) - set(tensors))
     if missing:
         raise GraphhopError(f"{folder}: {_FILE} lacks {missing[0]}")
