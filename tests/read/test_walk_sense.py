@@ -55,6 +55,8 @@ def test_a_paraphrased_relation_is_walked_from_the_sentence_nearest_the_question
     assert best.covered == born and best.read == 1 and best.path == ("p1",)
     assert not any(s.entity == "Dunmere" for s in _reader(sense_k=1, sense_floor=1.5).walk(["Hale Orwin"], born,
                                                                                             question=question))
+    listed = "Which towns was Hale Orwin born in?"  # a list gathers every item that clears its margin: none read
+    assert not any(s.entity == "Dunmere" for s in _reader(sense_k=1).walk(["Hale Orwin"], born, question=listed))
 
 
 def test_a_read_hop_costs_read_penalty_and_crowds_no_chain_the_words_walk_out_of_the_beam():

@@ -155,7 +155,7 @@ class WalkReader(AnswerTypes):
             from graphhop.read.chain_rerank import TextChainReranker
 
             self.reranker = TextChainReranker.load(reranker, rerank_k, rerank_w, rerank_claims)
-        self._question = ""
+        self._question, self._sensing = "", False
         self._accepted: dict[Edge, tuple[str, ...]] = {}  # edges the edge reader accepted -> relation words, nearest first
 
     def walk(self, entities: Sequence[str], relations: frozenset[str], answer_types: frozenset[str] = frozenset(),
@@ -172,6 +172,7 @@ class WalkReader(AnswerTypes):
         (:meth:`_read_pairs`; :meth:`read` passes it)."""
         self._asked = asked or {}
         self._question, self._accepted, self._entities = question or "", {}, tuple(entities)
+        self._sensing = self.sense_k > 0 and not asks_list(self._question)  # a list gathers items: none read by meaning
         states = [_State(e, (), frozenset(), 0, self._typed(e, "", bridge_types)) for e in entities]
         seen_entities = {fold_name(e) for e in entities}
         types = answer_types | bridge_types
@@ -281,7 +282,7 @@ class WalkReader(AnswerTypes):
         its label by the encoder first: the reader says *whether* the sentence states an asked relation about the
         edge's source (``came into the world in`` for ``born``), the encoder *which* (:meth:`_extend` credits the
         nearest not yet covered). Returns no pairs: what a hop meets this way depends on the chain before it."""
-        if self.edge_reader is None and self.sense_k <= 0 or not relations or not self._question:
+        if self.edge_reader is None and not self._sensing or not relations or not self._question:
             return set()
         met = {w for _, w in found}
         fresh = [e for e in edges if not (e.words & relations or met & {*e.words, e.label})]
