@@ -71,16 +71,3 @@ def test_a_read_hop_costs_read_penalty_and_crowds_no_chain_the_words_walk_out_of
     assert plain  # the words walk ...
     assert {(e, p, 0) for e, p in plain} <= sensed  # ... keeps its chains beside the read ones (a beam of their own)
     assert any(r for _, _, r in sensed)
-
-
-def test_a_chain_read_by_meaning_answers_only_where_the_words_walk_gives_no_answer():
-    from types import SimpleNamespace
-
-    from graphhop.read.walk_sense import worded_first
-
-    reader = SimpleNamespace(threshold=0.6, _clear_winner=lambda states, scores, fits: scores)
-    states = [SimpleNamespace(read=0), SimpleNamespace(read=1), SimpleNamespace(read=2)]
-    out = worded_first(reader, states, [0.7, 0.9, 0.8], {})
-    assert out[0] == 0.7 and out[2] < out[1] < 0.6  # the worded answer first, the read ones below it in their order
-    assert worded_first(reader, states, [0.5, 0.9, 0.8], {}) == [0.5, 0.9, 0.8]  # no worded answer: the read one
-    assert worded_first(reader, states[:1], [0.7], {}) == [0.7]

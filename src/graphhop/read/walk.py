@@ -61,7 +61,7 @@ from graphhop.read.sentence_graph import (_IRREGULAR, TOKEN, Edge, SentenceGraph
                                           question_words, relation_keys, surface_words, word_key)
 from graphhop.read.text_forms import inside_names
 from graphhop.read.text_qa import asks_list
-from graphhop.read.walk_sense import sensed_edges, worded_first
+from graphhop.read.walk_sense import sensed_edges
 from graphhop.read.walk_types import AnswerTypes, _heads, _names_type
 
 __all__ = ["Edge", "SentenceGraph", "WalkReader", "WalkRetriever", "noun_key", "question_words", "relation_keys",
@@ -133,7 +133,8 @@ class WalkReader(AnswerTypes):
         self.entity_cap = entity_cap
         self.keep_cut = keep_cut
         self.placed_types = placed_types
-        self.w_type, self.hop_penalty = w_type, hop_penalty
+        self.w_type = w_type
+        self.hop_penalty = hop_penalty
         self.reuse_penalty = reuse_penalty
         self.threshold = threshold
         self.soft = soft if hasattr(self.encoder, "encode") else None
@@ -387,7 +388,6 @@ class WalkReader(AnswerTypes):
             states, match = self.matcher.extend(self, question, entities, states, relations, bridge_types)
             scores, fits = self._scores(question, states, match, wanted, answer_types)
             scores = self._clear_winner(states, scores, fits)
-        scores = worded_first(self, states, scores, fits)  # a chain read by meaning: only where the words give nothing
         paths, readings = [], []
         for st, score in zip(states, scores):
             support = self.support(st)

@@ -18,7 +18,7 @@ import numpy as np
 from graphhop.read.sentence_graph import Edge
 from graphhop.read.walk_scorer import mask_entities
 
-__all__ = ["sensed_edges", "worded_first"]
+__all__ = ["sensed_edges"]
 
 
 def sensed_edges(reader: Any, question: str, entities: Sequence[str], todo: Sequence[Edge]) -> list[Edge]:
@@ -35,21 +35,3 @@ def sensed_edges(reader: Any, question: str, entities: Sequence[str], todo: Sequ
     order = np.argsort(-sims, kind="stable")[: reader.sense_k]
     kept = {texts[i] for i in order if sims[i] >= reader.sense_floor}
     return [e for e in todo if masked[e] in kept and e.label]
-
-
-def worded_first(reader: Any, states: Sequence[Any], scores: list[float], fits: dict[str, float]) -> list[float]:
-    """``scores`` with the words' walk first: the clear winner (:meth:`WalkReader._clear_winner`) is chosen among the
-    states without a read hop, and when one of those clears the threshold every state with a read hop is moved just
-    below it (their order kept), so a chain read by meaning answers only where the words' walk gives no answer."""
-    worded = [i for i, st in enumerate(states) if not st.read]
-    if len(worded) == len(states):
-        return scores
-    out = list(scores)
-    for i, x in zip(worded, reader._clear_winner([states[i] for i in worded], [scores[i] for i in worded], fits)):
-        out[i] = x
-    read = [i for i, st in enumerate(states) if st.read]
-    shift = max(out[i] for i in read) - reader.threshold + 1e-3
-    if worded and max(out[i] for i in worded) > reader.threshold and shift > 0:
-        for i in read:
-            out[i] -= shift
-    return out
