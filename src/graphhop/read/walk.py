@@ -43,8 +43,8 @@ is walked relation by relation:
   (by score plus ``clear_type_weight`` times its type fit) then leads every other by ``clear_gap`` it still
   counts. List questions always consult it. ``edge_reader`` (off: it lost on strangers' passages, docs/RESULTS.md
   "Session 14 (txr14)"): a trained cross-encoder (:mod:`graphhop.read.edge_reader`) lets an edge meeting no relation
-  word count as meeting one when it accepts the sentence for the question. The weights were set on the selection sets
-  (``tests/pipeline/data``), never on the regression suites.
+  word count as meeting one when it accepts the sentence for the question; ``sense_k`` (off) does so for the sentences
+  nearest the question by the encoder (:mod:`graphhop.read.walk_sense`). Weights set on the selection sets only.
 """
 
 from __future__ import annotations
@@ -61,6 +61,7 @@ from graphhop.read.sentence_graph import (_IRREGULAR, TOKEN, Edge, SentenceGraph
                                           question_words, relation_keys, surface_words, word_key)
 from graphhop.read.text_forms import inside_names
 from graphhop.read.text_qa import asks_list
+from graphhop.read.walk_sense import sensed_edges
 from graphhop.read.walk_types import AnswerTypes, _heads, _names_type
 
 __all__ = ["Edge", "SentenceGraph", "WalkReader", "WalkRetriever", "noun_key", "question_words", "relation_keys",
@@ -98,7 +99,7 @@ class WalkReader(AnswerTypes):
                  own_passages: bool = True, entity_cap: int | None = None, keep_cut: bool = False,
                  placed_types: bool = False, edge_reader: str | None = None, edge_accept: float = 0.5,
                  read_penalty: float = 0.0, reranker: str | None = None, rerank_k: int | None = None,
-                 rerank_w: float | None = None, rerank_claims: bool = True) -> None:
+                 rerank_w: float | None = None, rerank_claims: bool = True, sense_k: int = 0, sense_floor: float = 0.3) -> None:
         from graphhop.kgqa.type_head import TYPE_HEAD_MODES
 
         if type_head not in TYPE_HEAD_MODES:
@@ -124,14 +125,9 @@ class WalkReader(AnswerTypes):
                                        relations=self.relations if by_chain else None, relation_scale=relation_scale)
         self.relation_cover = self.relations is not None and not by_chain
         self.w_match = w_match
-        self.match_temperature = match_temperature
-        self.match_mode = match_mode
-        self.clear_gap = clear_gap
-        self.clear_type_weight = clear_type_weight
-        self.max_hops = max_hops
-        self.type_hops = type_hops
-        self.climb_fit = climb_fit
-        self.middle_hops = middle_hops
+        self.match_temperature, self.match_mode = match_temperature, match_mode
+        self.clear_gap, self.clear_type_weight = clear_gap, clear_type_weight
+        self.max_hops, self.type_hops, self.climb_fit, self.middle_hops = max_hops, type_hops, climb_fit, middle_hops
         self.own_passages = own_passages
         self.beam = beam
         self.entity_cap = entity_cap
@@ -153,12 +149,13 @@ class WalkReader(AnswerTypes):
             self.edge_reader = EdgeReader.load(edge_reader)
         self.edge_accept = edge_accept
         self.read_penalty = read_penalty
+        self.sense_k, self.sense_floor = sense_k, sense_floor  # hops read by meaning (graphhop.read.walk_sense; off)
         self.reranker: Any = None  # the trained chain reranker (graphhop.read.chain_rerank; off by default)
         if reranker not in (None, "off"):
             from graphhop.read.chain_rerank import TextChainReranker
 
             self.reranker = TextChainReranker.load(reranker, rerank_k, rerank_w, rerank_claims)
-        self._question = ""
+        self._question, self._sensing = "", False
         self._accepted: dict[Edge, tuple[str, ...]] = {}  # edges the edge reader accepted -> relation words, nearest first
 
     def walk(self, entities: Sequence[str], relations: frozenset[str], answer_types: frozenset[str] = frozenset(),
@@ -174,7 +171,8 @@ class WalkReader(AnswerTypes):
         :meth:`read` passes), read by the encoder for soft matches; ``question``: the question the edge reader reads
         (:meth:`_read_pairs`; :meth:`read` passes it)."""
         self._asked = asked or {}
-        self._question, self._accepted = question or "", {}
+        self._question, self._accepted, self._entities = question or "", {}, tuple(entities)
+        self._sensing = self.sense_k > 0 and not asks_list(self._question)  # a list gathers items: none read by meaning
         states = [_State(e, (), frozenset(), 0, self._typed(e, "", bridge_types)) for e in entities]
         seen_entities = {fold_name(e) for e in entities}
         types = answer_types | bridge_types
@@ -189,11 +187,12 @@ class WalkReader(AnswerTypes):
                     new = self._next(st, edge, relations, similar, types, bridge_types, answer_types, (climbs, middles))
                     if new is None or fold_name(edge.target) in visited:
                         continue
-                    key = (fold_name(new.entity), new.path, new.pending)
+                    key = (fold_name(new.entity), new.path, new.pending, bool(new.read))
                     if key not in grown or _rank(grown[key]) < _rank(new):
                         grown[key] = new
             ranked = sorted(grown.values(), key=_rank, reverse=True)
-            done = _diverse([s for s in ranked if not s.pending], self.beam, self.entity_cap)
+            done = [st for read in (False, True)  # chains with a read hop: a beam of their own, crowding out none
+                    for st in _diverse([s for s in ranked if not s.pending and bool(s.read) == read], self.beam, self.entity_cap)]
             states = done + [s for s in ranked if s.pending][: self.beam]  # middles: a beam of their own
             reached += [s for s in ranked if not s.pending] if self.keep_cut else done
             if not states:
@@ -207,7 +206,8 @@ class WalkReader(AnswerTypes):
         times, a hop through an unnamed middle entity (``the province where the Harl Bridge stands``: the bridge
         is in a town, the town in the province): the hop meets no question word, so the state is *pending*,
         never an answer, and only a hop that :meth:`_extend` allows and that reaches an entity of the bridge type
-        the chain still owes may follow it (without a reuse penalty). Middles only from ``st``'s own passage."""
+        the chain still owes may follow it (without a reuse penalty). Middles only from ``st``'s own passage. Last, a hop
+        the edge reader accepted or read by meaning (``_accepted``), so every chain of the words' walk stays as it was."""
         new = self._extend(st, edge, relations, similar, types, bridge_types)
         owed = bridge_types - st.covered - st.typed
         if st.pending:  # the hop after a middle must reach an entity of the owed bridge type (no reuse then)
@@ -218,18 +218,19 @@ class WalkReader(AnswerTypes):
             return self._climb(st, edge, bridge_types)
         if not owed or st.middled >= most[1] or is_number(edge.target) or edge.inverse \
                 or edge.doc not in self.graph.titles.get(fold_name(st.entity), ()):  # read in st's own passage
-            return None
+            new = self._extend(st, edge, relations, similar, types, bridge_types, read=True) if edge in self._accepted else None
+            return replace(new, middled=st.middled) if new and st.middled else new
         return _State(edge.target, st.edges + (edge,), st.covered, st.reused,
                       self._typed(edge.target, edge.sentence, bridge_types), middled=st.middled + 1, pending=True,
                       read=st.read)
 
     def _extend(self, st: _State, edge: Edge, relations: frozenset[str], similar: set[tuple[str, str]],
-                types: frozenset[str], bridge_types: frozenset[str], free: bool = False) -> _State | None:
+                types: frozenset[str], bridge_types: frozenset[str], free: bool = False, read: bool = False) -> _State | None:
         """``st`` one edge further, or None when the hop covers no new relation word, passes no bridge
-        of a bridge type and carries no type noun (unless ``free``: a chain the trained matcher chose)."""
+        of a bridge type and carries no type noun (unless ``free``: a chain the trained matcher chose); ``read``: the
+        edge (in ``_accepted``) meets the nearest relation word not yet covered."""
         met = edge.words & relations | frozenset(r for r in relations for w in (*edge.words, edge.label) if (r, w) in similar)
-        read = not met and edge in self._accepted
-        if read:  # accepted by the edge reader: the nearest relation word not yet covered
+        if read:  # accepted by the edge reader or read by meaning: the nearest relation word not yet covered
             met = frozenset([next((r for r in self._accepted[edge] if r not in st.covered), self._accepted[edge][0])])
         named = relations & relation_keys(edge.target)  # ``best-known bridge``: the Weir Bridge
         gain = (met | named | (st.typed if st.edges else frozenset())) - st.covered
@@ -276,26 +277,30 @@ class WalkReader(AnswerTypes):
     def _read_pairs(self, edges: Sequence[Edge], relations: frozenset[str],
                     found: set[tuple[str, str]]) -> set[tuple[str, str]]:
         """Notes (in ``_accepted``) each edge that meets no relation word otherwise and whose sentence the edge reader
-        (:mod:`graphhop.read.edge_reader`) accepts for the question at ``edge_accept``, with the relation words nearest
+        (:mod:`graphhop.read.edge_reader`) accepts for the question at ``edge_accept`` (or, with ``sense_k``, one of the
+        sentences nearest the question by meaning: :mod:`graphhop.read.walk_sense`), with the relation words nearest
         its label by the encoder first: the reader says *whether* the sentence states an asked relation about the
         edge's source (``came into the world in`` for ``born``), the encoder *which* (:meth:`_extend` credits the
         nearest not yet covered). Returns no pairs: what a hop meets this way depends on the chain before it."""
-        if self.edge_reader is None or not relations or not self._question:
+        if self.edge_reader is None and not self._sensing or not relations or not self._question:
             return set()
         met = {w for _, w in found}
-        todo = [e for e in edges if e not in self._accepted and not (e.words & relations or met & {*e.words, e.label})]
-        if todo:
-            probs = self.edge_reader.probabilities(self._question, [(e.source, e.sentence) for e in todo])
+        fresh = [e for e in edges if not (e.words & relations or met & {*e.words, e.label})]
+        todo = [e for e in fresh if e not in self._accepted]
+        if self.edge_reader is not None:
+            probs = self.edge_reader.probabilities(self._question, [(e.source, e.sentence) for e in todo]) if todo else []
             accepted = [e for e, p in zip(todo, probs) if p >= self.edge_accept and e.label]
-            keys = sorted(relations)
-            if accepted and len(keys) > 1 and self.soft is not None:
-                asked = [(r, w) for r in keys for w in self._asked_forms(r)]
-                self._encode([w for _, w in asked] + [e.label for e in accepted])
-                sims = np.stack([self._word_vecs[w] for _, w in asked]) @ np.stack([self._word_vecs[e.label] for e in accepted]).T
-                for e, col in zip(accepted, sims.T):
-                    self._accepted[e] = tuple(dict.fromkeys(asked[int(i)][0] for i in np.argsort(-col, kind="stable")))
-            else:
-                self._accepted.update((e, tuple(keys)) for e in accepted)
+        else:  # the sentences nearest the question by meaning (graphhop.read.walk_sense), chosen among all fresh edges
+            accepted = [e for e in sensed_edges(self, self._question, self._entities, fresh) if e not in self._accepted]
+        keys = sorted(relations)
+        if accepted and len(keys) > 1 and self.soft is not None:
+            asked = [(r, w) for r in keys for w in self._asked_forms(r)]
+            self._encode([w for _, w in asked] + [e.label for e in accepted])
+            sims = np.stack([self._word_vecs[w] for _, w in asked]) @ np.stack([self._word_vecs[e.label] for e in accepted]).T
+            for e, col in zip(accepted, sims.T):
+                self._accepted[e] = tuple(dict.fromkeys(asked[int(i)][0] for i in np.argsort(-col, kind="stable")))
+        else:
+            self._accepted.update((e, tuple(keys)) for e in accepted)
         return set()
 
     def _encode(self, texts: Sequence[str]) -> None:
@@ -358,8 +363,8 @@ class WalkReader(AnswerTypes):
     def read(self, question: str, query: str | None = None) -> tuple[list[Any], list[Any]]:
         """Paths (:class:`~graphhop.graph.TextPath`) and readings for ``question``;
         ``query`` (the unmasked question) names the entities when given."""
-        from graphhop.read.text_qa import Reading
         from graphhop.graph import TextPath
+        from graphhop.read.text_qa import Reading
 
         named = self.graph.entities(question)
         entities = named or self.graph.described(question)  # a question naming none
@@ -377,7 +382,8 @@ class WalkReader(AnswerTypes):
             keep = [i for i, st in enumerate(states) if not st.climbed
                     or fits.get(st.edges[-1 - st.climbed].target, 0.0) < self.climb_fit]
             states, scores = [states[i] for i in keep], [scores[i] for i in keep]
-        if self.matcher is not None and (self.match_mode == "always" or max(scores, default=0.0) <= self.threshold
+        walked = [x for st, x in zip(states, scores) if not st.read]  # the matcher's fallback: as if nothing were read
+        if self.matcher is not None and (self.match_mode == "always" or max(walked, default=0.0) <= self.threshold
                                          or asks_list(question)):
             states, match = self.matcher.extend(self, question, entities, states, relations, bridge_types)
             scores, fits = self._scores(question, states, match, wanted, answer_types)

@@ -1,0 +1,73 @@
+"""The walk's opt-in hops read by meaning (``sense_k``): the sentences nearest the question by the encoder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from graphhop.read.walk import WalkReader, word_key
+
+
+def _walk_fakes():
+    """The walk tests' passage and search fakes (``tests/read/test_walk.py``), loaded by path (importlib mode)."""
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("_walk_fakes", Path(__file__).with_name("test_walk.py"))
+    module = sys.modules.setdefault(spec.name, importlib.util.module_from_spec(spec))
+    spec.loader.exec_module(module)
+    return module._Doc, module._Search
+
+
+_Doc, _Search = _walk_fakes()
+
+DOCS = [
+    _Doc("p1", "Hale Orwin", "Hale Orwin is a painter of harbour scenes. He came into the world in Dunmere in 1870. "
+         "He spent forty years in Kestow, where he taught drawing."),
+    _Doc("p2", "Dunmere", "Dunmere is a fishing village on the north coast of Kessia."),
+]
+
+
+class _MeaningEncoder:
+    """Texts about birth (``born``, ``came into the world``) share one axis; every other text its own, so a cosine is
+    1 between two birth texts and 0 otherwise."""
+
+    def encode(self, texts, **_):
+        out = np.zeros((len(texts), 64), dtype=np.float32)
+        for i, t in enumerate(texts):
+            out[i, 0 if ("born" in t or "into the world" in t) else 1 + sum(map(ord, t)) % 63] = 1.0
+        return out
+
+
+def _reader(**options) -> WalkReader:
+    return WalkReader(_Search(DOCS), encoder=_MeaningEncoder(), matcher=False, **options)
+
+
+def test_a_paraphrased_relation_is_walked_from_the_sentence_nearest_the_question_and_not_without():
+    born, question = frozenset({word_key("born")}), "Where was Hale Orwin born?"
+    assert not any(s.entity == "Dunmere" for s in _reader().walk(["Hale Orwin"], born, question=question))
+    states = _reader(sense_k=1).walk(["Hale Orwin"], born, question=question)
+    ends = {s.entity for s in states}
+    assert {"Dunmere", "1870"} <= ends  # every mention of the sentence is proposed
+    assert "Kestow" not in ends  # a sentence far from the question proposes nothing
+    best = next(s for s in states if s.entity == "Dunmere")
+    assert best.covered == born and best.read == 1 and best.path == ("p1",)
+    assert not any(s.entity == "Dunmere" for s in _reader(sense_k=1, sense_floor=1.5).walk(["Hale Orwin"], born,
+                                                                                            question=question))
+    listed = "Which towns was Hale Orwin born in?"  # a list gathers every item that clears its margin: none read
+    assert not any(s.entity == "Dunmere" for s in _reader(sense_k=1).walk(["Hale Orwin"], born, question=listed))
+
+
+def test_a_read_hop_costs_read_penalty_and_crowds_no_chain_the_words_walk_out_of_the_beam():
+    question = "Where was Hale Orwin born?"
+    cheap = {r.text: r.margin for r in _reader(sense_k=1).read(question)[1]}
+    dear = {r.text: r.margin for r in _reader(sense_k=1, read_penalty=0.25).read(question)[1]}
+    assert abs(cheap["Dunmere"] - dear["Dunmere"] - 0.25) < 1e-6
+    years, asked = frozenset({word_key("years")}), "Where did Hale Orwin spend forty years?"
+    plain = {(s.entity, s.path) for s in _reader(beam=1).walk(["Hale Orwin"], years, question=asked)}
+    sensed = {(s.entity, s.path, s.read) for s in _reader(beam=1, sense_k=3, sense_floor=0.0).walk(["Hale Orwin"], years,
+                                                                                                   question=asked)}
+    assert plain  # the words walk ...
+    assert {(e, p, 0) for e, p in plain} <= sensed  # ... keeps its chains beside the read ones (a beam of their own)
+    assert any(r for _, _, r in sensed)
