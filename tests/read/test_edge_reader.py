@@ -1,4 +1,5 @@
-"""The walk's opt-in edge reader: an edge it accepts meets the question's relation; none ships with graphhop."""
+"""The walk's opt-in hop readers: the edge reader (an edge it accepts meets the question's relation; none ships with
+graphhop) and the hops read by meaning (``sense_k``: the sentences nearest the question by the encoder)."""
 
 from __future__ import annotations
 
@@ -62,3 +63,47 @@ def test_no_edge_reader_ships_and_a_missing_folder_is_one_line(tmp_path: Path):
         EdgeReader.load("default")
     with pytest.raises(InputError, match="not a folder"):
         WalkReader(_Search(DOCS), encoder=object(), edge_reader=str(tmp_path / "missing"))
+
+
+class _MeaningEncoder:
+    """Texts about birth (``born``, ``came into the world``) share one axis; every other text its own, so a cosine is
+    1 between two birth texts and 0 otherwise."""
+
+    def encode(self, texts, **_):
+        out = np.zeros((len(texts), 64), dtype=np.float32)
+        for i, t in enumerate(texts):
+            out[i, 0 if ("born" in t or "into the world" in t) else 1 + sum(map(ord, t)) % 63] = 1.0
+        return out
+
+
+def _reader(**options) -> WalkReader:
+    return WalkReader(_Search(DOCS), encoder=_MeaningEncoder(), matcher=False, **options)
+
+
+def test_a_paraphrased_relation_is_walked_from_the_sentence_nearest_the_question_and_not_without():
+    born, question = frozenset({word_key("born")}), "Where was Hale Orwin born?"
+    assert not any(s.entity == "Dunmere" for s in _reader().walk(["Hale Orwin"], born, question=question))
+    states = _reader(sense_k=1).walk(["Hale Orwin"], born, question=question)
+    ends = {s.entity for s in states}
+    assert {"Dunmere", "1870"} <= ends  # every mention of the sentence is proposed
+    assert "Kestow" not in ends  # a sentence far from the question proposes nothing
+    best = next(s for s in states if s.entity == "Dunmere")
+    assert best.covered == born and best.read == 1 and best.path == ("p1",)
+    assert not any(s.entity == "Dunmere" for s in _reader(sense_k=1, sense_floor=1.5).walk(["Hale Orwin"], born,
+                                                                                            question=question))
+    listed = "Which towns was Hale Orwin born in?"  # a list gathers every item that clears its margin: none read
+    assert not any(s.entity == "Dunmere" for s in _reader(sense_k=1).walk(["Hale Orwin"], born, question=listed))
+
+
+def test_a_read_hop_costs_read_penalty_and_crowds_no_chain_the_words_walk_out_of_the_beam():
+    question = "Where was Hale Orwin born?"
+    cheap = {r.text: r.margin for r in _reader(sense_k=1).read(question)[1]}
+    dear = {r.text: r.margin for r in _reader(sense_k=1, read_penalty=0.25).read(question)[1]}
+    assert abs(cheap["Dunmere"] - dear["Dunmere"] - 0.25) < 1e-6
+    years, asked = frozenset({word_key("years")}), "Where did Hale Orwin spend forty years?"
+    plain = {(s.entity, s.path) for s in _reader(beam=1).walk(["Hale Orwin"], years, question=asked)}
+    sensed = {(s.entity, s.path, s.read) for s in _reader(beam=1, sense_k=3, sense_floor=0.0).walk(["Hale Orwin"], years,
+                                                                                                   question=asked)}
+    assert plain  # the words walk ...
+    assert {(e, p, 0) for e, p in plain} <= sensed  # ... keeps its chains beside the read ones (a beam of their own)
+    assert any(r for _, _, r in sensed)
