@@ -107,3 +107,30 @@ def test_a_read_hop_costs_read_penalty_and_crowds_no_chain_the_words_walk_out_of
     assert plain  # the words walk ...
     assert {(e, p, 0) for e, p in plain} <= sensed  # ... keeps its chains beside the read ones (a beam of their own)
     assert any(r for _, _, r in sensed)
+
+
+def test_one_mention_of_a_read_sentence_leads_by_the_kind_asked_and_the_rest_cost_sense_lead():
+    from graphhop.read.walk_sense import mention_scores
+
+    reader = _reader(sense_k=1)
+    group = [e for e in reader.graph.edges("Hale Orwin") if "came into the world" in e.sentence]
+    where, when = "Where was Hale Orwin born?", "When was Hale Orwin born?"
+    by_where = dict(zip((e.target for e in group), mention_scores(reader, where, ("born",), group)))
+    by_when = dict(zip((e.target for e in group), mention_scores(reader, when, ("born",), group)))
+    assert by_where["Dunmere"] > by_where["1870"] and by_when["1870"] > by_when["Dunmere"]
+    assert by_where["Dunmere"] - by_where["1870"] == pytest.approx(1.2)  # the kind asked (1), two words nearer (.2)
+    plain = {r.text: r.margin for r in _reader(sense_k=1).read(where)[1]}
+    led = {r.text: r.margin for r in _reader(sense_k=1, sense_lead=0.3).read(where)[1]}
+    assert led["Dunmere"] == pytest.approx(plain["Dunmere"])  # the leading mention costs nothing more
+    assert plain["1870"] - led["1870"] == pytest.approx(0.3)  # the other one sense_lead more
+
+
+def test_with_sense_full_a_read_hop_costs_less_the_nearer_its_sentence_and_the_default_walk_is_unchanged():
+    question = "Where was Hale Orwin born?"  # the fake encoder: the birth sentence is at cosine 1 to the question
+    dear = {r.text: r.margin for r in _reader(sense_k=1, read_penalty=0.4).read(question)[1]}
+    full = {r.text: r.margin for r in _reader(sense_k=1, read_penalty=0.4, sense_full=1.0).read(question)[1]}
+    half = {r.text: r.margin for r in _reader(sense_k=1, read_penalty=0.4, sense_full=1.7).read(question)[1]}
+    assert full["Dunmere"] - dear["Dunmere"] == pytest.approx(0.4)  # cosine 1 >= sense_full: the penalty waived
+    assert half["Dunmere"] - dear["Dunmere"] == pytest.approx(0.4 * 0.7 / 1.4)  # (1 - floor .3) / (1.7 - .3) of it
+    off = [(r.text, r.margin, r.path) for r in _reader().read(question)[1]]
+    assert off == [(r.text, r.margin, r.path) for r in _reader(sense_lead=0.3, sense_full=0.5).read(question)[1]]

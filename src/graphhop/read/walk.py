@@ -79,6 +79,7 @@ class _State:
     middled: int = 0  # hops through an unnamed middle entity (``middle_hops``)
     pending: bool = False  # the last hop met no question word: only a hop that does may follow, not an answer
     read: int = 0  # hops whose relation word only the edge reader met (``read_penalty`` each)
+    read_cost: float = 0.0  # their costs beyond ``read_penalty`` (``sense_lead``, ``sense_full``: walk_sense.read_costs)
 
     @property
     def path(self) -> tuple[str, ...]:
@@ -99,7 +100,8 @@ class WalkReader(AnswerTypes):
                  own_passages: bool = True, entity_cap: int | None = None, keep_cut: bool = False,
                  placed_types: bool = False, edge_reader: str | None = None, edge_accept: float = 0.5,
                  read_penalty: float = 0.0, reranker: str | None = None, rerank_k: int | None = None,
-                 rerank_w: float | None = None, rerank_claims: bool = True, sense_k: int = 0, sense_floor: float = 0.3) -> None:
+                 rerank_w: float | None = None, rerank_claims: bool = True, sense_k: int = 0, sense_floor: float = 0.3,
+                 sense_lead: float = 0.0, sense_full: float | None = None) -> None:
         from graphhop.kgqa.type_head import TYPE_HEAD_MODES
 
         if type_head not in TYPE_HEAD_MODES:
@@ -129,13 +131,8 @@ class WalkReader(AnswerTypes):
         self.clear_gap, self.clear_type_weight = clear_gap, clear_type_weight
         self.max_hops, self.type_hops, self.climb_fit, self.middle_hops = max_hops, type_hops, climb_fit, middle_hops
         self.own_passages = own_passages
-        self.beam = beam
-        self.entity_cap = entity_cap
-        self.keep_cut = keep_cut
-        self.placed_types = placed_types
-        self.w_type = w_type
-        self.hop_penalty = hop_penalty
-        self.reuse_penalty = reuse_penalty
+        self.beam, self.entity_cap, self.keep_cut, self.placed_types = beam, entity_cap, keep_cut, placed_types
+        self.w_type, self.hop_penalty, self.reuse_penalty = w_type, hop_penalty, reuse_penalty
         self.threshold = threshold
         self.soft = soft if hasattr(self.encoder, "encode") else None
         self._word_vecs: dict[str, Any] = {}  # surface word -> encoder vector
@@ -149,7 +146,7 @@ class WalkReader(AnswerTypes):
             self.edge_reader = EdgeReader.load(edge_reader)
         self.edge_accept = edge_accept
         self.read_penalty = read_penalty
-        self.sense_k, self.sense_floor = sense_k, sense_floor  # hops read by meaning (graphhop.read.walk_sense; off)
+        self.sense_k, self.sense_floor, self.sense_lead, self.sense_full = sense_k, sense_floor, sense_lead, sense_full
         self.reranker: Any = None  # the trained chain reranker (graphhop.read.chain_rerank; off by default)
         if reranker not in (None, "off"):
             from graphhop.read.chain_rerank import TextChainReranker
@@ -157,6 +154,7 @@ class WalkReader(AnswerTypes):
             self.reranker = TextChainReranker.load(reranker, rerank_k, rerank_w, rerank_claims)
         self._question, self._sensing = "", False
         self._accepted: dict[Edge, tuple[str, ...]] = {}  # edges the edge reader accepted -> relation words, nearest first
+        self._read_cost: dict[Edge, float] = {}  # read edges -> their cost beyond read_penalty (walk_sense.read_costs)
 
     def walk(self, entities: Sequence[str], relations: frozenset[str], answer_types: frozenset[str] = frozenset(),
              bridge_types: frozenset[str] = frozenset(), climbs: int = 0, middles: int = 0,
@@ -171,7 +169,7 @@ class WalkReader(AnswerTypes):
         :meth:`read` passes), read by the encoder for soft matches; ``question``: the question the edge reader reads
         (:meth:`_read_pairs`; :meth:`read` passes it)."""
         self._asked = asked or {}
-        self._question, self._accepted, self._entities = question or "", {}, tuple(entities)
+        self._question, self._accepted, self._entities, self._read_cost = question or "", {}, tuple(entities), {}
         self._sensing = self.sense_k > 0 and not asks_list(self._question)  # a list gathers items: none read by meaning
         states = [_State(e, (), frozenset(), 0, self._typed(e, "", bridge_types)) for e in entities]
         seen_entities = {fold_name(e) for e in entities}
@@ -222,7 +220,7 @@ class WalkReader(AnswerTypes):
             return replace(new, middled=st.middled) if new and st.middled else new
         return _State(edge.target, st.edges + (edge,), st.covered, st.reused,
                       self._typed(edge.target, edge.sentence, bridge_types), middled=st.middled + 1, pending=True,
-                      read=st.read)
+                      read=st.read, read_cost=st.read_cost)
 
     def _extend(self, st: _State, edge: Edge, relations: frozenset[str], similar: set[tuple[str, str]],
                 types: frozenset[str], bridge_types: frozenset[str], free: bool = False, read: bool = False) -> _State | None:
@@ -237,7 +235,8 @@ class WalkReader(AnswerTypes):
         if not (free or gain or edge.words & types):
             return None
         return _State(edge.target, st.edges + (edge,), st.covered | gain, st.reused + (not gain),
-                      self._typed(edge.target, edge.sentence, bridge_types), read=st.read + bool(read and gain))
+                      self._typed(edge.target, edge.sentence, bridge_types), read=st.read + bool(read and gain),
+                      read_cost=st.read_cost + (self._read_cost.get(edge, 0.0) if read and gain else 0.0))
 
     def _owes(self, st: _State, relations: frozenset[str], answer_types: frozenset[str]) -> bool:
         """Whether ``st`` met every relation word of the question but ends at an entity the text does not
@@ -253,7 +252,8 @@ class WalkReader(AnswerTypes):
         if is_number(edge.target):
             return None
         return _State(edge.target, st.edges + (edge,), st.covered, st.reused,
-                      self._typed(edge.target, edge.sentence, bridge_types), st.climbed + 1, read=st.read)
+                      self._typed(edge.target, edge.sentence, bridge_types), st.climbed + 1, read=st.read,
+                      read_cost=st.read_cost)
 
     def chain_state(self, chain: Sequence[Edge], relations: frozenset[str], bridge_types: frozenset[str]) -> _State:
         """The walk state of a chain found by the trained matcher (coverage counted as the walk counts it)."""
@@ -291,7 +291,7 @@ class WalkReader(AnswerTypes):
             probs = self.edge_reader.probabilities(self._question, [(e.source, e.sentence) for e in todo]) if todo else []
             accepted = [e for e, p in zip(todo, probs) if p >= self.edge_accept and e.label]
         else:  # the sentences nearest the question by meaning (graphhop.read.walk_sense), chosen among all fresh edges
-            accepted = [e for e in sensed_edges(self, self._question, self._entities, fresh) if e not in self._accepted]
+            accepted = [e for e in sensed_edges(self, self._question, self._entities, fresh, relations) if e not in self._accepted]
         keys = sorted(relations)
         if accepted and len(keys) > 1 and self.soft is not None:
             asked = [(r, w) for r in keys for w in self._asked_forms(r)]
@@ -445,7 +445,7 @@ class WalkReader(AnswerTypes):
             return [], {}
         fits = self._type_fits(question, states, answer_types)
         return [(len(st.covered) / len(wanted) if wanted else 1.0) + self.w_type * fits[st.entity] + self.w_match * m
-                - self.hop_penalty * len(st.edges) - self.reuse_penalty * st.reused - self.read_penalty * st.read
+                - self.hop_penalty * len(st.edges) - self.reuse_penalty * st.reused - self.read_penalty * st.read - st.read_cost
                 for st, m in zip(states, match)], fits
 
 #: Comparatives (``taller``, ``deeper``) end in ``-er`` but name no agent: no participle is read for them.
@@ -474,8 +474,8 @@ def _diverse(ranked: Sequence[_State], beam: int, cap: int | None) -> list[_Stat
     return out
 
 
-def _rank(state: _State) -> tuple[int, int, int, int]:
-    return (len(state.covered), -state.reused, -state.read, -len(state.edges))
+def _rank(state: _State) -> tuple[int, int, int, float, int]:
+    return (len(state.covered), -state.reused, -state.read, -state.read_cost, -len(state.edges))
 
 
 class WalkRetriever:
