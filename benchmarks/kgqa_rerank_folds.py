@@ -9,7 +9,8 @@ one JSON line per (fold, epoch, k, w, question) to ``--details`` and prints righ
         --work /tmp/kgx14/folds --details /tmp/kgx14/folds.jsonl
 
 ``--train-only`` trains the fold models and runs nothing (then ``benchmarks/kgqa_oof.sh W/...``); a ``W/lists.json`` of
-an earlier run is reused, so variants of the model are trained on the same lists.
+an earlier run is reused, so variants of the model are trained on the same lists. ``--variants N`` adds N re-styled
+copies of each training-fold KB list (:mod:`graphhop.kgqa.rerank_variants`; the held-out KBs' lists are never used).
 """
 
 from __future__ import annotations
@@ -88,6 +89,8 @@ def main() -> None:
     ap.add_argument("--layers", type=int, default=2)
     ap.add_argument("--work", required=True, help="folder for the lists and the fold models")
     ap.add_argument("--details", required=True)
+    ap.add_argument("--variants", type=int, default=0,
+                    help="variant lists per training-fold KB list (graphhop.kgqa.rerank_variants: has / flip / both)")
     ap.add_argument("--train-only", action="store_true", help="train the fold models, run nothing (then kgqa_oof.sh)")
     ap.add_argument("--summary", help="EPOCH,K,W: only print the tables of this setting from --details against --base")
     ap.add_argument("--base", help="with --summary: kgqa_hand_misses.py --details of the same folders, reranker off")
@@ -97,6 +100,7 @@ def main() -> None:
         print("\n".join(summary(args.details, args.base, (int(e), int(k), float(w)))))
         return
     from graphhop.kgqa.rerank_train import benchmark_lists, fit_reranker, kb_lists
+    from graphhop.kgqa.rerank_variants import variant_lists
     from graphhop.models.encoder import set_threads
 
     set_threads(1)
@@ -114,7 +118,8 @@ def main() -> None:
     with open(args.details, "a", encoding="utf-8") as fh:
         for fold in range(args.folds):
             held = folders[fold::args.folds]
-            rows = [r for f in folders if f not in held for r in lists[f.name]] + lists["benchmark"]
+            rows = [r for f in folders if f not in held for r in lists[f.name]]
+            rows += variant_lists(rows, args.variants) + lists["benchmark"]
             out = work / f"fold{fold}"
             if not (out / f"epoch{args.epochs}" / "top.npz").exists():
                 card = fit_reranker(rows, out, epochs=args.epochs, lr=args.lr, layers=args.layers, every_epoch=True,
