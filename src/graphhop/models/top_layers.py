@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from graphhop.core import GraphhopError
+from graphhop.io import atomic_file, atomic_write_text
 
 __all__ = ["trained_names", "top_files", "save_top_layers", "load_top_layers"]
 
@@ -49,12 +50,15 @@ def save_top_layers(model: Any, folder: str | Path, layers: int, extra: dict[str
     folder.mkdir(parents=True, exist_ok=True)
     state = model.state_dict()
     names = trained_names(model, layers)
-    for stale in folder.glob("top-layer*.npz"):
-        stale.unlink()
-    for file, part in top_files(names, len(model.base_model.encoder.layer)).items():
-        np.savez_compressed(folder / file, **{k: state[k].detach().cpu().numpy().astype(np.float16) for k in part})
+    files = top_files(names, len(model.base_model.encoder.layer))
+    for file, part in files.items():  # each file through a temp sibling: a reader never sees half of one
+        with atomic_file(folder / file, "wb") as fh:
+            np.savez_compressed(fh, **{k: state[k].detach().cpu().numpy().astype(np.float16) for k in part})
+    for stale in folder.glob("top-layer*.npz"):  # an earlier save's deeper layers, removed only once the new are in
+        if stale.name not in files:
+            stale.unlink()
     config = {"base": "all-MiniLM-L6-v2", "layers": layers, **(extra or {})}
-    (folder / _CONFIG).write_text(json.dumps(config, indent=1) + "\n", encoding="utf-8")
+    atomic_write_text(folder / _CONFIG, json.dumps(config, indent=1) + "\n")
     return folder
 
 
