@@ -123,6 +123,9 @@ def boolean_claim(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict
     if hits:
         return finish(kgqa, reading, best, o["hit"], ["yes"], kgqa.support(shown, o["hit"]) + o["chains"], trace,
                        o["typed"], scorer_path=o["scorer_best"])
+    deciding = _deciding_chain(kgqa, reading, shown, o["claim"])
+    if deciding is not shown:
+        trace["claim_path"], shown = _describe(kgqa, reading, deciding), deciding
     ans = kgqa.answers(shown, reading.mention.entities)
     trace["reason"] = "the best chain of the claim's type from the subject ends elsewhere"
     return finish(kgqa, reading, best, ans, ["no"], kgqa.support(shown, ans[:3]) + o["chains"], trace, o["typed"],
@@ -154,6 +157,24 @@ def _drop_shortcut_hits(kgqa: Any, options: list[dict[str, Any]]) -> None:
             alt = min(fits, key=lambda f: f[:2])[2] if fits else None
             if alt is not None and o["reading"].mention.start == subject:  # read from the subject only
                 o["named"], o["hit"] = alt, [e for e in kgqa.answers(alt) if e in o["claim"]][:1]
+
+
+def _deciding_chain(kgqa: Any, reading: Any, shown: Any, claim: set[int]) -> Any:
+    """The chain that shows a ``no``: ``shown`` unless it reaches the claim (it would show a ``yes``: a shortcut that
+    lost to a chain naming more of the question); then, of the reading's chains that do not reach the claim and walk no
+    relation straight back, the one naming the most of the question's relations, then ending at things like the
+    claim (any overlap of :func:`_typed_like`: a place for "born in Y"), then with the fewest unnamed relations, the
+    scorer's best first. "Was the architect of X born in Y?" is shown by ``architect → born in`` (X's architect
+    and where they were born), not by X's ``city`` Y. Off when the pipeline's ``cover`` is 0. Session 17 (kgh17)."""
+    if float(getattr(kgqa, "cover", 0.0)) <= 0 or not claim & set(kgqa.answers(shown)):
+        return shown
+    words = kgqa.relation_words
+    asked, typed = named_relations(words, reading.text)
+    named = asked + [w for w in typed if w not in asked]
+    paths = [p for p in reading.paths if not walks_back(p.steps) and not claim & set(kgqa.answers(p))]
+    like = {id(p) for p in _typed_like(kgqa, paths, sorted(claim), tolerance=0.0, strict=True)}
+    pool = [(words.covered(named, p.steps), id(p) in like, -words.unnamed(named, p.steps), -i, p) for i, p in enumerate(paths)]
+    return max(pool, key=lambda c: c[:4])[4] if pool else shown
 
 
 def _general_hit(kgqa: Any, reading: Any, path: Any, hit: list[int]) -> tuple[Any, dict[str, Any]]:
