@@ -134,3 +134,42 @@ def test_with_sense_full_a_read_hop_costs_less_the_nearer_its_sentence_and_the_d
     assert half["Dunmere"] - dear["Dunmere"] == pytest.approx(0.4 * 0.7 / 1.4)  # (1 - floor .3) / (1.7 - .3) of it
     off = [(r.text, r.margin, r.path) for r in _reader().read(question)[1]]
     assert off == [(r.text, r.margin, r.path) for r in _reader(sense_lead=0.3, sense_full=0.5).read(question)[1]]
+
+
+class _MentionScorer:
+    """Stands in for a trained mention reader's cross-encoder: logit +3 for a bracketed ``Dunmere``, -3 otherwise."""
+
+    def logits(self, question: str, texts):
+        return np.array([3.0 if "[Dunmere]" in t else -3.0 for t in texts])
+
+
+def test_the_mention_reader_reads_one_bracketed_mention_and_a_doubted_read_hop_costs_mention_w_times_one_less_p():
+    from graphhop.read.mention_reader import MentionReader, load_mention_reader, mention_text
+
+    reader = _reader(sense_k=1, read_penalty=0.4)
+    born = next(e for e in reader.graph.edges("Hale Orwin") if e.target == "Dunmere")
+    assert mention_text(born) == "Dunmere | Hale Orwin : He came into the world in [Dunmere] in 1870."
+    question = "Where was Hale Orwin born?"
+    plain = {r.text: r.margin for r in reader.read(question)[1]}
+    reader.mention = MentionReader(_MentionScorer(), w=0.5)
+    read = {r.text: r.margin for r in reader.read(question)[1]}
+    p_yes, p_no = 1 / (1 + np.exp(-3.0)), 1 / (1 + np.exp(3.0))
+    assert plain["Dunmere"] - read["Dunmere"] == pytest.approx(0.5 * (1 - p_yes))
+    assert plain["1870"] - read["1870"] == pytest.approx(0.5 * (1 - p_no))  # the mention the reader rejects
+    assert load_mention_reader(None) is None and load_mention_reader("off") is None
+    assert _reader(sense_k=1).mention is None  # off by default: nothing scored
+
+
+def test_mention_lists_put_the_gold_mention_against_every_other_mention_of_its_sentence_and_folds_stride():
+    import random
+
+    from graphhop.train.mention_reader import folds, question_lists
+
+    graph = _reader().graph
+    q = {"question": "Where was Hale Orwin born?", "answers": ["Dunmere"], "gold_passages": ["p1"]}
+    rows = question_lists(graph, q, random.Random(0), others=1)
+    assert len(rows) == 1 and len(rows[0]["gold"]) == 1
+    chains, gold = rows[0]["chains"], rows[0]["gold"][0]
+    assert "[Dunmere]" in chains[gold] and any("[1870]" in c for c in chains)  # the sentence's other mention: negative
+    assert len(chains) == 3  # the sentence's two mentions and one of another sentence
+    assert folds(["c", "a", "b", "d", "e"], 2) == [["a", "c", "e"], ["b", "d"]]

@@ -22,6 +22,9 @@ class _Docs:
     def __getitem__(self, doc_id: str) -> _Doc:
         return self._by_id[doc_id]
 
+    def __contains__(self, doc_id: str) -> bool:
+        return doc_id in self._by_id
+
 
 class _Index:
     def __init__(self, docs: list[_Doc]) -> None:

@@ -44,7 +44,8 @@ is walked relation by relation:
   counts. List questions always consult it. ``edge_reader`` (off: it lost on strangers' passages, docs/RESULTS.md
   "Session 14 (txr14)"): a trained cross-encoder (:mod:`graphhop.read.edge_reader`) lets an edge meeting no relation
   word count as meeting one when it accepts the sentence for the question; ``sense_k`` (off) does so for the sentences
-  nearest the question by the encoder (:mod:`graphhop.read.walk_sense`). Weights set on the selection sets only.
+  nearest the question by the encoder (:mod:`graphhop.read.walk_sense`; ``mention_reader``, off: a trained reader of
+  which of a read sentence's mentions is on the chain). Weights set on the selection sets only.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ from graphhop.read.sentence_graph import (_IRREGULAR, TOKEN, Edge, SentenceGraph
                                           question_words, relation_keys, surface_words, word_key)
 from graphhop.read.text_forms import inside_names
 from graphhop.read.text_qa import asks_list
-from graphhop.read.walk_sense import sensed_edges
+from graphhop.read.walk_sense import sense_setup, sensed_edges
 from graphhop.read.walk_types import AnswerTypes, _heads, _names_type
 
 __all__ = ["Edge", "SentenceGraph", "WalkReader", "WalkRetriever", "noun_key", "question_words", "relation_keys",
@@ -79,7 +80,7 @@ class _State:
     middled: int = 0  # hops through an unnamed middle entity (``middle_hops``)
     pending: bool = False  # the last hop met no question word: only a hop that does may follow, not an answer
     read: int = 0  # hops whose relation word only the edge reader met (``read_penalty`` each)
-    read_cost: float = 0.0  # their costs beyond ``read_penalty`` (``sense_lead``, ``sense_full``: walk_sense.read_costs)
+    read_cost: float = 0.0  # their costs beyond ``read_penalty`` (``sense_lead``, ``sense_full``, ``mention_reader``)
 
     @property
     def path(self) -> tuple[str, ...]:
@@ -101,7 +102,8 @@ class WalkReader(AnswerTypes):
                  placed_types: bool = False, edge_reader: str | None = None, edge_accept: float = 0.5,
                  read_penalty: float = 0.0, reranker: str | None = None, rerank_k: int | None = None,
                  rerank_w: float | None = None, rerank_claims: bool = True, sense_k: int = 0, sense_floor: float = 0.3,
-                 sense_lead: float = 0.0, sense_full: float | None = None) -> None:
+                 sense_lead: float = 0.0, sense_full: float | None = None, mention_reader: str | None = None,
+                 mention_w: float = 0.4) -> None:
         from graphhop.kgqa.type_head import TYPE_HEAD_MODES
 
         if type_head not in TYPE_HEAD_MODES:
@@ -144,9 +146,8 @@ class WalkReader(AnswerTypes):
             from graphhop.read.edge_reader import EdgeReader
 
             self.edge_reader = EdgeReader.load(edge_reader)
-        self.edge_accept = edge_accept
-        self.read_penalty = read_penalty
-        self.sense_k, self.sense_floor, self.sense_lead, self.sense_full = sense_k, sense_floor, sense_lead, sense_full
+        self.edge_accept, self.read_penalty = edge_accept, read_penalty
+        sense_setup(self, sense_k, sense_floor, sense_lead, sense_full, mention_reader, mention_w)
         self.reranker: Any = None  # the trained chain reranker (graphhop.read.chain_rerank; off by default)
         if reranker not in (None, "off"):
             from graphhop.read.chain_rerank import TextChainReranker
@@ -154,7 +155,6 @@ class WalkReader(AnswerTypes):
             self.reranker = TextChainReranker.load(reranker, rerank_k, rerank_w, rerank_claims)
         self._question, self._sensing = "", False
         self._accepted: dict[Edge, tuple[str, ...]] = {}  # edges the edge reader accepted -> relation words, nearest first
-        self._read_cost: dict[Edge, float] = {}  # read edges -> their cost beyond read_penalty (walk_sense.read_costs)
 
     def walk(self, entities: Sequence[str], relations: frozenset[str], answer_types: frozenset[str] = frozenset(),
              bridge_types: frozenset[str] = frozenset(), climbs: int = 0, middles: int = 0,

@@ -29,10 +29,22 @@ from graphhop.read.numbers import is_number
 from graphhop.read.sentence_graph import STOP, TOKEN, Edge, find_name
 from graphhop.read.walk_scorer import answer_kind_ok, mask_entities
 
-__all__ = ["mention_scores", "read_costs", "sensed_edges"]
+__all__ = ["mention_scores", "read_costs", "sense_setup", "sensed_edges"]
 
 #: Prepositions by which a verb takes its argument (general English): a mention right after one is governed by it.
 _PREPOSITIONS = frozenset("in at by from to on into near under for with of as".split())
+
+
+def sense_setup(reader: Any, sense_k: int, sense_floor: float, sense_lead: float, sense_full: float | None,
+                mention_reader: str | None, mention_w: float) -> None:
+    """The walk reader's options for hops read by meaning (module docstring), its trained mention reader
+    (:mod:`graphhop.read.mention_reader`, None unless ``mention_reader`` names a folder) and its per-read map of read
+    edges to their cost beyond ``read_penalty`` (``reader._read_cost``)."""
+    from graphhop.read.mention_reader import load_mention_reader
+
+    reader.sense_k, reader.sense_floor, reader.sense_lead, reader.sense_full = sense_k, sense_floor, sense_lead, sense_full
+    reader.mention = load_mention_reader(mention_reader, mention_w)
+    reader._read_cost = {}
 
 
 def sensed_edges(reader: Any, question: str, entities: Sequence[str], todo: Sequence[Edge],
@@ -40,8 +52,8 @@ def sensed_edges(reader: Any, question: str, entities: Sequence[str], todo: Sequ
     """The edges of ``todo`` whose sentence is among the ``reader.sense_k`` nearest ``question`` (entities masked) by
     the reader's encoder, at cosine ``reader.sense_floor`` or more; the sentence is read with the edge's source
     masked. ``reader._encode`` caches the vectors (``reader._word_vecs``). With ``reader.sense_lead`` or
-    ``reader.sense_full`` each kept edge's extra cost (:func:`read_costs`, by the question's ``relations`` keys) is
-    noted in ``reader._read_cost``."""
+    ``reader.sense_full`` each kept edge's extra cost (:func:`read_costs`, by the question's ``relations`` keys), and
+    with a mention reader (``reader.mention``) its cost, are noted in ``reader._read_cost``."""
     if reader.sense_k <= 0 or not todo or not question:
         return []
     masked = {e: mask_entities(e.sentence, [e.source]) for e in todo}
@@ -52,8 +64,12 @@ def sensed_edges(reader: Any, question: str, entities: Sequence[str], todo: Sequ
     order = np.argsort(-sims, kind="stable")[: reader.sense_k]
     kept = {texts[i]: float(sims[i]) for i in order if sims[i] >= reader.sense_floor}
     out = [e for e in todo if masked[e] in kept and e.label]
+    extra: dict[Edge, float] = {}
     if getattr(reader, "sense_lead", 0.0) or getattr(reader, "sense_full", None) is not None:
-        reader._read_cost.update(read_costs(reader, question, relations, {e: kept[masked[e]] for e in out}))
+        extra = read_costs(reader, question, relations, {e: kept[masked[e]] for e in out})
+    if getattr(reader, "mention", None) is not None and out:  # the trained mention reader's cost (mention_reader)
+        extra = {e: extra.get(e, 0.0) + c for e, c in reader.mention.costs(question, out).items()}
+    reader._read_cost.update(extra)
     return out
 
 

@@ -22,11 +22,11 @@ import random
 import tempfile
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from graphhop.train.leaf_reranker import RerankerRecipe
 
-__all__ = ["EDGE_RECIPE", "recipe_with", "set_lists", "train_edge_reader"]
+__all__ = ["EDGE_RECIPE", "gold_hops", "recipe_with", "set_lists", "train_edge_reader"]
 
 #: The recipe (sized to ~10 CPU minutes on one thread): lists of 1-2 positives and up to 6 negatives, 4 lists a
 #: step, listwise + pointwise loss, top 2 layers + pooler + head trained, inputs cut at 64 tokens.
@@ -59,10 +59,11 @@ def _walk_graph(folder: Path, work: Path) -> Any:
     return SentenceGraph(HopSearch(folder_index(folder, work), depth=10))
 
 
-def _question_lists(graph: Any, q: dict[str, Any], rng: random.Random, negatives: int) -> list[list[tuple[str, str, float]]]:
-    """The lists of one set question (module docstring)."""
+def gold_hops(graph: Any, q: dict[str, Any], depth: int = 4) -> Iterator[tuple[str, list[Any], list[Any]]]:
+    """Hop by hop (up to ``depth``) from a set question's entities: ``(source, its edges, positives)`` for each source
+    with a positive, i.e. an edge read in a gold passage whose target is the answer or another gold passage's title
+    and not reached before; the next sources are the positives' titled targets (resolved)."""
     from graphhop.kb.names import fold_name
-    from graphhop.read.edge_reader import edge_text
     from graphhop.read.sentence_graph import title_name
 
     gold = set(q.get("gold_passages") or ())
@@ -70,25 +71,34 @@ def _question_lists(graph: Any, q: dict[str, Any], rng: random.Random, negatives
     titles = {fold_name(title_name(graph.index.docs[d].title or "")) for d in gold if d in graph.index.docs}
     frontier = graph.entities(q["question"]) or graph.described(q["question"])
     seen = {fold_name(e) for e in frontier}
-    out = []
-    for _ in range(4):
+    for _ in range(depth):
         nxt = []
         for source in frontier:
             edges = graph.edges(source)
             pos = [e for e in edges if e.doc in gold and (fold_name(e.target) in answers or fold_name(e.target) in titles)
                    and fold_name(e.target) not in seen]
-            said = {e.sentence for e in pos}
-            neg = sorted({e.sentence for e in edges} - said)
-            if not pos or not neg:
-                continue
-            items = [(q["question"], edge_text(source, s), 1.0) for s in sorted(said)[:2]]
-            items += [(q["question"], edge_text(source, s), 0.0) for s in rng.sample(neg, min(negatives, len(neg)))]
-            out.append(items)
-            nxt += [graph.resolve(e.target) for e in pos if fold_name(e.target) in titles]
+            if pos:
+                yield source, edges, pos
+                nxt += [graph.resolve(e.target) for e in pos if fold_name(e.target) in titles]
         seen |= {fold_name(e) for e in nxt}
         frontier = list(dict.fromkeys(nxt))
         if not frontier:
             break
+
+
+def _question_lists(graph: Any, q: dict[str, Any], rng: random.Random, negatives: int) -> list[list[tuple[str, str, float]]]:
+    """The lists of one set question (module docstring)."""
+    from graphhop.read.edge_reader import edge_text
+
+    out = []
+    for source, edges, pos in gold_hops(graph, q):
+        said = {e.sentence for e in pos}
+        neg = sorted({e.sentence for e in edges} - said)
+        if not neg:
+            continue
+        items = [(q["question"], edge_text(source, s), 1.0) for s in sorted(said)[:2]]
+        items += [(q["question"], edge_text(source, s), 0.0) for s in rng.sample(neg, min(negatives, len(neg)))]
+        out.append(items)
     return out
 
 
