@@ -59,10 +59,13 @@ def _walk_graph(folder: Path, work: Path) -> Any:
     return SentenceGraph(HopSearch(folder_index(folder, work), depth=10))
 
 
-def gold_hops(graph: Any, q: dict[str, Any], depth: int = 4) -> Iterator[tuple[str, list[Any], list[Any]]]:
+def gold_hops(graph: Any, q: dict[str, Any], depth: int = 4,
+              need_other: bool = False) -> Iterator[tuple[str, list[Any], list[Any]]]:
     """Hop by hop (up to ``depth``) from a set question's entities: ``(source, its edges, positives)`` for each source
     with a positive, i.e. an edge read in a gold passage whose target is the answer or another gold passage's title
-    and not reached before; the next sources are the positives' titled targets (resolved)."""
+    and not reached before; the next sources are the positives' titled targets (resolved). With ``need_other`` a
+    source none of whose sentences is negative is neither yielded nor walked on from (the edge reader's lists as
+    before session 17)."""
     from graphhop.kb.names import fold_name
     from graphhop.read.sentence_graph import title_name
 
@@ -77,6 +80,8 @@ def gold_hops(graph: Any, q: dict[str, Any], depth: int = 4) -> Iterator[tuple[s
             edges = graph.edges(source)
             pos = [e for e in edges if e.doc in gold and (fold_name(e.target) in answers or fold_name(e.target) in titles)
                    and fold_name(e.target) not in seen]
+            if need_other and not {e.sentence for e in edges} - {e.sentence for e in pos}:
+                continue
             if pos:
                 yield source, edges, pos
                 nxt += [graph.resolve(e.target) for e in pos if fold_name(e.target) in titles]
@@ -91,7 +96,7 @@ def _question_lists(graph: Any, q: dict[str, Any], rng: random.Random, negatives
     from graphhop.read.edge_reader import edge_text
 
     out = []
-    for source, edges, pos in gold_hops(graph, q):
+    for source, edges, pos in gold_hops(graph, q, need_other=True):
         said = {e.sentence for e in pos}
         neg = sorted({e.sentence for e in edges} - said)
         if not neg:
