@@ -33,17 +33,22 @@ def _question(kb: str, qid: str) -> dict[str, Any]:
     raise KeyError(qid)
 
 
-@pytest.mark.parametrize("question, span", [
-    ("is orlesk the biggest city in velmoria", (2, 7)),
-    ("was ilsa dane the governor of house merrow", (3, 8)),
+@pytest.mark.parametrize("question, span, text", [
+    ("is orlesk the biggest city in velmoria", (2, 7), "what is the biggest city in velmoria"),
+    ("was ilsa dane the governor of house merrow", (3, 8), "what is the governor of house merrow"),
+    ("is orlesk velmoria's largest city", (2, 6), "what is the largest city of velmoria"),
+    ("was ilsa dane house merrow's governor", (3, 7), "what is the governor of house merrow"),
 ])
-def test_the_description_of_an_identity_claim(kgqa_of: Any, question: str, span: tuple[int, int]) -> None:
-    """The description runs from ``the`` after the first mention to the end; other yes/no questions have none."""
-    from graphhop.kgqa.identity import described_span
+def test_the_description_of_an_identity_claim(kgqa_of: Any, question: str, span: tuple[int, int], text: str) -> None:
+    """The description runs from ``the`` after the first mention (or from the possessive's owner) to the end, and is
+    asked as a query (``B's N`` as ``the N of B``)."""
+    from graphhop.kgqa.identity import described_span, description_text
     from graphhop.kgqa.link import tokens
 
     kgqa = kgqa_of([("Velmoria", "largest city", "Orlesk"), ("House Merrow", "governor", "Ilsa Dane")])
-    assert described_span(tokens(question), kgqa.linker.link(question)) == span
+    toks, mentions = tokens(question), kgqa.linker.link(question)
+    assert described_span(toks, mentions) == span
+    assert description_text(toks, span, mentions) == text
 
 
 @pytest.mark.parametrize("question", [
@@ -52,6 +57,7 @@ def test_the_description_of_an_identity_claim(kgqa_of: Any, question: str, span:
     "is orlesk a city of velmoria",  # a membership ("a"), not an identity
     "is orlesk the biggest city",  # the description names no entity of its own
     "which city is the biggest in velmoria",
+    "is orlesk s population larger",  # a possessive of the first mention: no second one
 ])
 def test_no_description_outside_an_identity_claim(kgqa_of: Any, question: str) -> None:
     from graphhop.kgqa.identity import described_span
@@ -62,7 +68,7 @@ def test_no_description_outside_an_identity_claim(kgqa_of: Any, question: str) -
 
 
 @pytest.mark.parametrize("kb", STYLES)
-@pytest.mark.parametrize("qid", ["p1a", "p1b", "p1f"])
+@pytest.mark.parametrize("qid", ["p1a", "p1b", "p1f", "p1h"])
 def test_an_identity_claim_checks_the_relation_it_names(typing_kb: Any, kb: str, qid: str) -> None:
     """"Is Orlesk the biggest city in Velmoria?": no, though Orlesk lies in Velmoria and is its capital; the support
     is Velmoria's real largest city (yes: the same fact reaching the claimed city)."""

@@ -1,4 +1,4 @@
-"""Yes/no questions that claim an entity *is* a described one: ``Is A the <description of B>?``.
+"""Yes/no questions that claim an entity *is* a described one: ``Is A the <description of B>?``, ``Is A B's <noun>?``.
 
 "Is Orlesk the biggest city in Velmoria?" names a relation (``largest city``) between Velmoria and the thing
 it leads to; the claim holds when that thing is Orlesk. Read as a claimed value (:mod:`graphhop.kgqa.claims`),
@@ -15,25 +15,48 @@ from typing import Any, Callable, Sequence
 
 from graphhop.kgqa.link import Mention, tokens
 
-__all__ = ["identity_claim", "described_span", "COPULAS"]
+__all__ = ["identity_claim", "described_span", "description_text", "COPULAS"]
 
 #: The verbs that open an identity claim ("**Is** A the ...", "**Was** A the ...").
 COPULAS = frozenset({"is", "was", "are", "were"})
 
 
 def described_span(toks: Sequence[str], mentions: Sequence[Mention]) -> tuple[int, int] | None:
-    """The token span of the description in ``Is A the <description>?``: the question opens with a copula and a
-    mention A, then ``the``, and another mention comes after it (the description names its own entity);
-    the span runs from ``the`` to the end. None for any other question ("Is A in B?", "Is the X of A in B?",
-    "Is A a member of B?": a claimed value or a membership, not an identity)."""
+    """The token span of the description in ``Is A the <description>?`` or ``Is A B's <noun>?``: the question opens
+    with a copula and a mention A, then ``the`` with another mention after it (the description names its own
+    entity), or a mention B right after A in the possessive; the span runs from ``the`` (from B) to the end. None
+    for any other question ("Is A in B?", "Is the X of A in B?", "Is A a member of B?": a claimed value or a
+    membership, not an identity)."""
     if len(mentions) < 2 or not toks or toks[0] not in COPULAS:
         return None
-    first = mentions[0]
-    if first.start > 1 or first.end >= len(toks) or toks[first.end] != "the":  # a fuzzy mention may take the copula in
+    first, second = mentions[0], mentions[1]
+    if first.start > 1 or first.end >= len(toks):  # a fuzzy mention may take the copula in
         return None
-    if not any(m.start > first.end for m in mentions[1:]):
-        return None
-    return first.end, len(toks)
+    if toks[first.end] == "the" and second.start > first.end:
+        return first.end, len(toks)
+    mark = _possessive_mark(toks, second)
+    if second.start == first.end and mark is not None and mark + 1 < len(toks):
+        return second.start, len(toks)
+    return None
+
+
+def _possessive_mark(toks: Sequence[str], mention: Mention) -> int | None:
+    """The index of the ``s`` of ``B's`` right after ``mention`` (or its last token: a fuzzy mention may take it in)."""
+    if mention.end < len(toks) and toks[mention.end] == "s":
+        return mention.end
+    if mention.end - mention.start > 1 and toks[mention.end - 1] == "s":
+        return mention.end - 1
+    return None
+
+
+def description_text(toks: Sequence[str], span: tuple[int, int], mentions: Sequence[Mention]) -> str:
+    """The description as a question: ``what is the biggest city in velmoria``; a possessive one ("velmoria s largest
+    city") is read as ``the largest city of velmoria``."""
+    owner = next((m for m in mentions if m.start == span[0]), None)
+    mark = None if owner is None or toks[span[0]] == "the" else _possessive_mark(toks, owner)
+    if owner is not None and mark is not None:
+        return " ".join(["what is the", *toks[mark + 1 : span[1]], "of", *toks[owner.start : mark]])
+    return " ".join(["what is", *toks[span[0] : span[1]]])
 
 
 def identity_claim(kgqa: Any, question: str, mentions: Sequence[Mention],
@@ -46,7 +69,7 @@ def identity_claim(kgqa: Any, question: str, mentions: Sequence[Mention],
     span = described_span(toks, mentions)
     if span is None:
         return None
-    text = "what is " + " ".join(toks[span[0] : span[1]])
+    text = description_text(toks, span, mentions)
     found = kgqa.linker.link(text)
     if not found:
         return None
