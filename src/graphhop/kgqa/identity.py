@@ -75,7 +75,7 @@ def identity_claim(kgqa: Any, question: str, mentions: Sequence[Mention],
         return None
     res = query(kgqa, text, found, keep=True)
     reading, path = res.pop("_used", (None, None))
-    if path is None or not res.get("answers") and not res["trace"].get("best_guess"):
+    if path is None or (not res.get("answers") and not res["trace"].get("best_guess")):
         return None
     subject = set(mentions[0].entities)
     ends = kgqa.answers(path, reading.mention.entities)
