@@ -27,7 +27,7 @@ STORED_COUNT_MIN_COS = 0.45
 
 #: The share of the count chain's probability the chain continued to the stored number needs in the count's reading
 #: (the scorer reads the question as asking for that number too: "how many people live in the town where ..." gives
-#: ``works in`` .51, ``works in -> population`` .45); one half, fixed before measuring.
+#: ``works in`` .51, ``works in -> population`` .45); one half, fixed before the second out-of-fold run (the first moved bk10), not tuned.
 STORED_PATH_SHARE = 0.5
 
 
