@@ -27,7 +27,8 @@ STORED_COUNT_MIN_COS = 0.45
 
 #: The share of the count chain's probability the chain continued to the stored number needs in the count's reading
 #: (the scorer reads the question as asking for that number too: "how many people live in the town where ..." gives
-#: ``works in`` .51, ``works in -> population`` .45); one half, fixed before the second out-of-fold run (the first moved bk10), not tuned.
+#: ``works in`` .51, ``works in -> population`` .45); one half, fixed before the second out-of-fold run (the first
+#: moved bk10), not tuned.
 STORED_PATH_SHARE = 0.5
 
 
@@ -70,7 +71,8 @@ def stored_value(kgqa: Any, text: str, mentions: Sequence[Mention], used: Any) -
     if best is None:
         return None
     _, cont, values = best
-    value = kgqa.store.entities[values[0]]
-    trace = {"relation_path": kgqa.describe(reading)["relation_path"] + [rels[cont.steps[-1][0]]], "stored_count": value,
-             "stored_on": kgqa.answers(path, reading.mention.entities)[:1], "counted_noun": noun}
+    names = kgqa.store.entities
+    value, holder = names[values[0]], kgqa.answers(path, reading.mention.entities)[0]
+    trace = {"relation_path": kgqa.describe(reading)["relation_path"] + [rels[cont.steps[-1][0]]],
+             "stored_count": value, "stored_on": names[holder], "counted_noun": noun}
     return finish(kgqa, reading, path, values, [value], kgqa.support(cont, values), trace, scorer_path=path)
