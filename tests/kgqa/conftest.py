@@ -53,14 +53,16 @@ def reading_of() -> Callable[..., Any]:
 def typing_kb() -> Callable[[str], Any]:
     """``typing_kb(name)``: ``graphhop ask``'s default pipeline (shipped scorer, reranker and confidence) over the
     hand-made KB ``tests/kgqa/data_typing/<name>.tsv`` (no ``kg_`` prefix: no suite reads them; fact ids ``f0``,
-    ``f1``, ... in file order), built once per KB."""
+    ``f1``, ... in file order), built once per KB. A name with a ``/`` is a folder under ``tests/kgqa`` holding a
+    ``kb.tsv`` and its ``questions.jsonl`` (``data_yesno/yn_plain``)."""
     from pathlib import Path
 
-    data, built = Path(__file__).parent / "data_typing", {}
+    here, built = Path(__file__).parent, {}
 
     def make(name: str) -> Any:
         if name not in built:
-            text = (data / f"{name}.tsv").read_text(encoding="utf-8")
+            path = here / name / "kb.tsv" if "/" in name else here / "data_typing" / f"{name}.tsv"
+            text = path.read_text(encoding="utf-8")
             built[name] = _pipeline([line.split("\t") for line in text.splitlines() if line], rerank=True)
         return built[name]
     return make

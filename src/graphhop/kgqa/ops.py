@@ -41,6 +41,7 @@ import numpy as np
 
 from graphhop.kb.verbalize import clean_relation
 from graphhop.kgqa.claims import boolean_claim
+from graphhop.kgqa.identity import identity_claim
 from graphhop.kgqa.cover import (covering, cut_back, cut_to_verb, general, lure_cut, rivals, subject_of_named_verb, walk,
                                  walked_back, who_cut)
 from graphhop.kgqa.compare import (COMPARATIVES, compare_sides, names_entity, read_options, resolve, same_value, split_choice,
@@ -51,6 +52,7 @@ from graphhop.kgqa.levels import level_move
 from graphhop.kgqa.owner import typing_base
 from graphhop.kgqa.link import Mention, masked, tokens
 from graphhop.kgqa.result import finish, no_answer
+from graphhop.kgqa.stored import counts_noun as _counts_noun, stored_value
 from graphhop.kgqa.veto import type_veto, withheld
 from graphhop.read.ops import parse_number, relation_sides
 
@@ -219,6 +221,9 @@ def run_count(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict[str
     if not res["supported"]:
         return {**res, "answer": "", "answers": []}
     counted = res["answers"]
+    stored = stored_value(kgqa, text, found, used) if getattr(kgqa, "stored_counts", True) else None
+    if stored is not None:  # "how many people live in the town where ...": the town's population
+        return stored
     if _counts_values(kgqa, text, found, counted, used[1] if used else None):
         if len(counted) == 1 and _counts_noun(kgqa, text, found, res["trace"]["relation_path"]):  # the KB stores the count itself
             res["trace"]["stored_count"] = counted[0]
@@ -295,22 +300,6 @@ def _with_described_topic(kgqa: Any, text: str, res: dict[str, Any], counted: li
     return [names[topic[0]]] + counted
 
 
-#: How close (MiniLM cosine) the counted noun must be to the name of a relation whose value is one
-#: number for that number to be the count (``employees`` / ``number of employees`` .60, ``people`` /
-#: ``population`` .53, against ``rivers`` / ``elevation`` .25); chosen on the selection KBs' count questions.
-STORED_COUNT_MIN_COS = 0.45
-
-
-def _counts_noun(kgqa: Any, text: str, mentions: Sequence[Mention], relation_path: Sequence[str]) -> bool:
-    """Whether the single number a count question reached is the count it asks for: the counted noun
-    (``how many employees``) is close to the last relation's name (``number of employees``)."""
-    noun = asked_noun(masked(text, list(mentions)))
-    if noun is None or not relation_path:
-        return True
-    vecs = kgqa.scorer.word_vectors([noun, clean_relation(relation_path[-1].lstrip("^"))])
-    return float(vecs[0] @ vecs[1]) >= STORED_COUNT_MIN_COS
-
-
 #: Nouns that name a value, not a thing of the KB (:func:`asks_thing`): "which **year**", "what **population**".
 VALUE_NOUNS = frozenset("""year date day month time century decade era age number amount count total population
     height length width depth elevation altitude area size capacity price cost value rank ranking score weight
@@ -354,8 +343,9 @@ def _without_literals(kgqa: Any, reading: Any, keep_all: bool = False) -> Any:
 
 def run_boolean(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict[str, Any]:
     """Yes/no: a comparison of two sides (``Was A founded after B?``), a shared value (``Do A and
-    B play in the same league?``), or a claimed value (the last mention) checked against the best
-    path from the other mentions whose last relation can arrive at the claim."""
+    B play in the same league?``), an identity (``Is A the biggest city in B?``: :mod:`graphhop.kgqa.identity`), or a
+    claimed value (the last mention) checked against the best path from the other mentions whose last relation can
+    arrive at the claim."""
     comparative = split_comparative(question)
     if comparative is not None and detect_comparative(comparative[1]):
         aux, middle, side_b = comparative
@@ -364,6 +354,10 @@ def run_boolean(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict[s
             return res
     for same in sorted(split_same(question), key=lambda split: not names_entity(kgqa, split[1])):
         res = _boolean_same(kgqa, question, *same)
+        if res is not None:
+            return res
+    if getattr(kgqa, "identity", True):
+        res = identity_claim(kgqa, question, mentions, run_query)  # "Is A the biggest city in B?"
         if res is not None:
             return res
     return boolean_claim(kgqa, question, mentions)
