@@ -131,3 +131,19 @@ def test_support_past_ten(typing_kb: Any, reading_of: Any) -> None:
     _support_every(kgqa, res, (reading, reading.best))
     lots = {kgqa.store.entities[int(kgqa.store.tails[c[-1]])] for c in res["chains"]}
     assert len(lots) == 13 and all(len(c) == 3 for c in res["chains"])
+
+
+def test_coming_down_from_the_first_place_stands(typing_kb: Any) -> None:
+    """From the Salt Street Archive, ``located in -> ^located in`` reaches the Harbour Records Archive in the same town
+    (a shared place: stands); ``located in -> located in -> ^located in`` reaches Brindmoor, a sibling of Tessholm in
+    Norvaly (climbs over at hop 2)."""
+    from graphhop.kgqa.contain import climbs_over
+    from graphhop.kgqa.cover import walk
+
+    kgqa = typing_kb("archives")
+    store, rel = kgqa.store, kgqa.store.relations.index("located in")
+    salt, harbour, brindmoor = (store.entities.index(n) for n in ("Salt Street Archive", "Harbour Records Archive", "Brindmoor"))
+    near = walk(store, [salt], [(rel, True), (rel, False)], 1.0)
+    assert harbour in near.ends.tolist() and climbs_over(kgqa, near, harbour) is None
+    over = walk(store, [salt], [(rel, True), (rel, True), (rel, False)], 1.0)
+    assert brindmoor in over.ends.tolist() and climbs_over(kgqa, over, brindmoor) == 2

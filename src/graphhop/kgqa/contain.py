@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+import numpy as np
+
 from graphhop.kgqa.levels import containment
 from graphhop.kgqa.paths import RelPath, chains, successors
 
-__all__ = ["chain_nodes", "climbs_over", "climbed", "prefix"]
+__all__ = ["chain_nodes", "climbs_over", "siblings", "climbed", "prefix"]
 
 
 def chain_nodes(store: Any, path: RelPath, chain: Sequence[int]) -> list[int]:
@@ -30,20 +32,34 @@ def chain_nodes(store: Any, path: RelPath, chain: Sequence[int]) -> list[int]:
 
 
 def climbs_over(kgqa: Any, path: RelPath, hit: int) -> int | None:
-    """The hop ``k`` (1 <= k < len(path)) at which every chain from the topic to ``hit`` along ``path`` climbs to a
-    container of ``hit`` (an entity ``hit`` reaches by containment steps up, itself reached by a step up from the
-    entity before it) and then goes on, back down to ``hit``; None when some chain does not (or ``path`` is short)."""
-    if len(path.steps) < 2:
+    """The hop ``k`` (2 <= k < len(path)) at which every chain from the topic to ``hit`` along ``path`` climbs past
+    the place it first reached to a container of that place, from which the claim is a *sibling* of the place
+    (:func:`siblings`: both directly in that container by one containment relation: another town of the same
+    country), and goes on to ``hit``; None when some chain does not (or ``path`` is short). A chain that comes down
+    from the first place it reaches (``start point -> ^headquarters location``: the team based in the city the race
+    starts in) proves a shared place, and stands."""
+    if len(path.steps) < 3:
         return None
     box, store, first = containment(kgqa), kgqa.store, None
     for chain in chains(store, path, hit):
         nodes = chain_nodes(store, path, chain)
-        k = next((i for i in range(1, len(nodes) - 1)
-                  if box.above([hit], [nodes[i]]) and box.above([nodes[i - 1]], [nodes[i]])), None)
+        k = next((i for i in range(2, len(nodes) - 1) if siblings(box, nodes[i - 1], hit, nodes[i])), None)
         if k is None:
             return None
         first = k if first is None else min(first, k)
     return first
+
+
+def siblings(box: Any, a: int, b: int, container: int) -> bool:
+    """Whether ``a`` and ``b`` (two entities) are both directly in ``container`` by one containment relation."""
+    if a == b:
+        return False
+    store = box.store
+
+    def rels(e: int) -> set[int]:
+        edges = store.edges_of(np.asarray([e], dtype=np.int64), True).tolist()
+        return {int(store.rels[x]) for x in edges if int(store.tails[x]) == container and int(store.rels[x]) in box.relations}
+    return bool(rels(a) & rels(b))
 
 
 def prefix(path: RelPath, hops: int) -> RelPath | None:
