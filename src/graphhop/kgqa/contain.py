@@ -14,8 +14,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from graphhop.kgqa.levels import containment
-from graphhop.kgqa.paths import RelPath, chains, successors
+from graphhop.kgqa.levels import climbs, containment
+from graphhop.kgqa.paths import RelPath, chains
 
 __all__ = ["chain_nodes", "climbs_over", "siblings", "climbed", "prefix"]
 
@@ -77,13 +77,8 @@ def climbed(kgqa: Any, path: RelPath, claimed: set[int], steps: int = 2) -> RelP
     box = containment(kgqa)
     if not path.steps or not path.steps[-1][1] or path.steps[-1][0] not in box.relations:
         return None
-    frontier = [path]
-    for _ in range(steps):
-        nxt = [RelPath(p.steps + ((rel, fwd),), p.layers + [reached], score=path.score)
-               for p in frontier if len(p.steps) < kgqa.max_hops
-               for (rel, fwd), reached in successors(kgqa.store, p) if fwd and rel in box.relations]
-        hit = [p for p in nxt if claimed & set(p.ends.tolist())]
+    for hop in climbs(kgqa, path, steps):
+        hit = [p for p in hop if claimed & set(p.ends.tolist())]
         if hit:
             return hit[0]
-        frontier = nxt
     return None
