@@ -15,6 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from graphhop.kgqa.compare import resolve
+from graphhop.kgqa.contain import climbed, climbs_over, prefix
 from graphhop.kgqa.cover import covering, general, named_relations
 from graphhop.kgqa.end_type import _continuations
 from graphhop.kgqa.link import Mention, tokens
@@ -107,13 +108,15 @@ def boolean_claim(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict
     if not options:
         return no_answer("no path from the question's entities")
     _drop_shortcut_hits(kgqa, options)
+    _contained(kgqa, options)
     hits = [o for o in options if o["hit"] and o["prob"] >= kgqa.threshold_for(o["scorer_best"])]  # a chain the scorer believes
     subject_first = sorted(options, key=lambda o: (o["reading"].mention.start, -o["prob"]))
     o = next((o for o in subject_first if o in hits), subject_first[0])
     reading, best = o["reading"], o["best"]
     shown = o.get("named", best)  # the chain shown; its probability is the best chain's (as in covering)
     names = kgqa.store.entities
-    trace: dict[str, Any] = {"claim": [names[e] for e in sorted(o["claim"])][:3], "topic": reading.mention.text, **o["cover"]}
+    trace: dict[str, Any] = {"claim": [names[e] for e in sorted(o["claim"])][:3], "topic": reading.mention.text, **o["cover"],
+                             **{k: True for k in ("climbs_over", "climbed") if o.get(k)}}
     if shown is not best:
         trace["shortcut_path"] = kgqa.describe(reading, best)["relation_path"]
     if hits:
@@ -130,6 +133,28 @@ def boolean_claim(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict
     trace["reason"] = "the best chain of the claim's type from the subject ends elsewhere"
     return finish(kgqa, reading, best, ans, ["no"], kgqa.support(shown, ans[:3]) + o["chains"], trace, o["typed"],
                    scorer_path=o["scorer_best"])
+
+
+def _contained(kgqa: Any, options: list[dict[str, Any]]) -> None:
+    """Containment (:mod:`graphhop.kgqa.contain`): a hit whose chain climbs over the claim to a container of it and
+    back down proves nothing, and the chain shown becomes its part up to the climb (where the subject is); in the
+    reading from the question's subject, a chain with no hit that ends at a place climbs the containment relations
+    up to the claim ("Is the archive in Norvaly?": ``located in`` a town, then ``located in`` Norvaly)."""
+    subject = min(o["reading"].mention.start for o in options)
+    for o in options:
+        shown = o.get("named", o["best"])
+        if o["hit"]:
+            k = climbs_over(kgqa, shown, o["hit"][0])
+            if k is None:
+                continue
+            o["hit"], cut = [], prefix(shown, k - 1)
+            o["climbs_over"] = True
+            if cut is not None:
+                o["named"] = shown = cut
+        if o["reading"].mention.start == subject:
+            up = climbed(kgqa, shown, o["claim"])
+            if up is not None:
+                o["named"], o["hit"], o["climbed"] = up, [e for e in kgqa.answers(up) if e in o["claim"]][:1], True
 
 
 def _drop_shortcut_hits(kgqa: Any, options: list[dict[str, Any]]) -> None:
@@ -183,7 +208,7 @@ def _general_hit(kgqa: Any, reading: Any, path: Any, hit: list[int]) -> tuple[An
     the general chain still reaches the claim; else the chain as it is."""
     alone = type(reading)(reading.mention, reading.text, [path], np.ones(1))
     moved, trace = general(kgqa, alone)
-    if trace and set(hit) <= set(kgqa.answers(moved.best)):
+    if trace and set(hit) <= set(kgqa.answers(moved.best)) and climbs_over(kgqa, moved.best, hit[0]) is None:
         return moved.best, trace
     return path, {}
 

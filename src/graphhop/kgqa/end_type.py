@@ -53,6 +53,9 @@ _PREP = frozenset("in of for from at on by with".split())
 #: the things are told apart, not what they are ("how many **different** engineers designed ...": the type is
 #: ``engineer``, not ``different``; session 12, kgl12).
 _SKIP = frozenset("s is was are were the a an kind type sort of does do did different distinct various separate".split())
+#: Quantifiers passed too when the pipeline reads the phrase ("name **all the** reservoirs ...", "list **every** game
+#: ..."; session 17, kga17); not in the scorer's reading (``strip=False``), whose head was trained without them.
+_QUANTIFIERS = frozenset("all every each".split())
 #: Adjective endings: in ``what is the highest point`` / ``official languages`` the noun is the next word.
 _ADJ_ENDINGS = ("est", "ial", "nal", "ous", "ive", "ful", "ern", "ese", "ish")
 _STRIP = "?,.!;:'\"()"
@@ -119,17 +122,18 @@ def _is_word(w: str) -> bool:
 
 def type_phrase(text: str, strip: bool = True) -> TypePhrase | None:
     """The one parser of the asked type's phrase (:class:`TypePhrase`): after the first cue word, the
-    words of :data:`_SKIP` are passed; the phrase is the first word, or an adjective and its noun
+    words of :data:`_SKIP` (and, with ``strip``, :data:`_QUANTIFIERS`) are passed; the phrase is the first word, or an adjective and its noun
     (``official language``), or a compound whose head is followed by an auxiliary, the mask or (after
     ``name``/``list``) a preposition (``football club does``), or by its verb (``district superintendent
     oversees the``: :func:`graphhop.kgqa.asked.compound_before_verb`). None when the question has no cue word.
     ``strip=False`` keeps punctuation on the tokens (the scorer's :func:`~graphhop.kgqa.scorer.answer_noun`
     reads them so, as it was trained)."""
     toks = tuple(t.strip(_STRIP) if strip else t for t in text.lower().split())
+    skip = _SKIP | _QUANTIFIERS if strip else _SKIP
     for i, w in enumerate(toks):
         if w in _ASK or (w == "many" and i > 0 and toks[i - 1] == "how"):
             j = i + 1
-            while j < len(toks) and j < i + 6 and toks[j] in _SKIP:
+            while j < len(toks) and j < i + 6 and toks[j] in skip:
                 j += 1
             if j >= min(len(toks), i + 6) or not _is_word(toks[j]):
                 return TypePhrase(toks, i, j, j, j)
@@ -137,7 +141,7 @@ def type_phrase(text: str, strip: bool = True) -> TypePhrase | None:
             after = toks[j + 2] if j + 2 < min(len(toks), i + 6) else ""
             ends = _AUX | {"x"} | (_PREP if w in ("name", "list") else frozenset())
             if not toks[j].endswith(_ADJ_ENDINGS) and _is_word(nxt) and nxt not in _AUX and after in ends and not (
-                    after == "x" and _verb_before_mask(toks[j], nxt, w)):
+                    after == "x" and _verb_before_mask(toks[j], nxt, w)) and not (strip and _participle(nxt)):
                 return TypePhrase(toks, i, j, j + 1, j + 2)  # a compound names its head last
             n = compound_before_verb(toks[j : j + 5])
             if n:
@@ -146,6 +150,12 @@ def type_phrase(text: str, strip: bool = True) -> TypePhrase | None:
                 return TypePhrase(toks, i, j, j + 1, j + 2)
             return TypePhrase(toks, i, j, j, j + 1)
     return None
+
+
+def _participle(word: str) -> bool:
+    """Whether a word after the asked noun is a past participle that opens a clause, not a compound's head ("list
+    every game **made** by ...", "name the dams **designed** by ..."): ``-ed`` (not ``-eed``) or ``made``. Session 17."""
+    return word == "made" or (len(word) > 4 and word.endswith("ed") and not word.endswith("eed"))
 
 
 def _verb_before_mask(first: str, second: str, cue: str) -> bool:

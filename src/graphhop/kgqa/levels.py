@@ -37,7 +37,7 @@ from graphhop.kgqa.end_type import singular
 from graphhop.kgqa.paths import RelPath, successors
 from graphhop.read.ops import parse_number
 
-__all__ = ["LEVELS", "PLACE_NOUNS", "level_of", "Containment", "level_move"]
+__all__ = ["LEVELS", "PLACE_NOUNS", "level_of", "Containment", "climbs", "level_move"]
 
 #: How many levels of a country-rooted hierarchy lie above a place named by the noun (general English).
 LEVELS: dict[str, int] = {
@@ -148,16 +148,20 @@ def _chain(kgqa: Any, path: RelPath, others: Sequence[RelPath]) -> list[RelPath]
             q = RelPath(p.steps[:n], p.layers[: n + 1], score=path.score)
             if q.steps != path.steps and box.above(ends, q.ends.tolist()):
                 out.append(q)
-    frontier = [path]
-    for _ in range(2):
-        nxt = []
-        for p in frontier:
-            if len(p.steps) >= kgqa.max_hops:
-                continue
-            nxt += [RelPath(p.steps + ((rel, fwd),), p.layers + [reached], score=path.score)
+    for hop in climbs(kgqa, path):
+        out += hop
+    return out
+
+
+def climbs(kgqa: Any, path: RelPath, steps: int = 2) -> list[list[RelPath]]:
+    """``path`` walked on by forward containment steps (within the pipeline's ``max_hops``), one list per step
+    (1..``steps``): the containers above its ends. Read by :func:`_chain` and :func:`graphhop.kgqa.contain.climbed`."""
+    box, out, frontier = containment(kgqa), [], [path]
+    for _ in range(steps):
+        frontier = [RelPath(p.steps + ((rel, fwd),), p.layers + [reached], score=path.score)
+                    for p in frontier if len(p.steps) < kgqa.max_hops
                     for (rel, fwd), reached in successors(kgqa.store, p) if fwd and rel in box.relations]
-        out += nxt
-        frontier = nxt
+        out.append(frontier)
     return out
 
 

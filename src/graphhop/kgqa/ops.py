@@ -237,11 +237,24 @@ def run_count(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict[str
         if len(counted) > 1:
             res["trace"]["values_not_counted"] = counted[:10]
         counted = res["answers"]
+    _support_every(kgqa, res, used)
     counted = _with_described_topic(kgqa, text, res, counted, used)
     res["trace"]["counted"] = counted
     res["answer"] = str(len(counted))
     res["answers"] = [res["answer"]]
     return res
+
+
+def _support_every(kgqa: Any, res: dict[str, Any], used: Any, shown: int = 10) -> None:
+    """A count's support with a chain to every counted entity, not only to the first ``shown`` (the list's): the
+    lots of *every* auction held in a country are counted, and each one's chain is a reason (session 17, kga17).
+    The support's edge limit grows with the count (``max_support`` or one chain of the path's length per entity)."""
+    reading, path = used or (None, None)
+    if path is None:
+        return
+    ids = kgqa.answers(path, reading.mention.entities)
+    if len(ids) > shown:
+        res["chains"] = kgqa.support(path, ids, limit=max(kgqa.max_support, len(ids) * len(path.steps)))
 
 
 def _counts_values(kgqa: Any, text: str, mentions: Sequence[Mention], counted: Sequence[str], path: Any = None) -> bool:
