@@ -4,6 +4,7 @@ R / W / A = answered right / answered wrong / withheld; utility = R - W. Files a
 (as ``benchmarks/kgqa_oof.sh`` writes them, mode ``on`` / ``off``).
 
     python benchmarks/kgqa_summary.py OUT
+    python benchmarks/kgqa_summary.py OUT --against BASE     # also the questions whose right-reason flag moved
 """
 
 from __future__ import annotations
@@ -39,10 +40,34 @@ def summarise(folder: Path) -> list[str]:
     return lines
 
 
+def _rows(path: Path) -> dict[str, dict]:
+    return {r["id"]: r for r in map(json.loads, filter(str.strip, path.open(encoding="utf-8")))}
+
+
+def moved(folder: Path, base: Path) -> list[str]:
+    """Markdown rows of the questions whose right-for-the-right-reason flag differs from ``base`` (same file names):
+    mode, KB, id, hops, type, before -> after and the answers (``-`` withheld)."""
+    lines = ["| mode | KB | question | hops | type | rr before -> after | answer before -> after |", "|---|---|---|---|---|---|---|"]
+    for path in sorted(folder.glob("*.details")):
+        kb, mode = path.name.rsplit(".", 2)[:2]
+        if not (base / path.name).exists():
+            continue
+        old, new = _rows(base / path.name), _rows(path)
+        for qid, r in new.items():
+            o = old.get(qid)
+            if o is not None and bool(o["right_reason"]) != bool(r["right_reason"]):
+                said = [("-" if x["abstained"] else str(x["answer"])) for x in (o, r)]
+                lines.append(f"| {mode} | {kb} | {qid} | {r['hops']} | {r['qtype']} | {bool(o['right_reason'])} -> "
+                             f"{bool(r['right_reason'])} | {said[0]} -> {said[1]} |")
+    return lines
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("folder", type=Path)
-    print("\n".join(summarise(ap.parse_args().folder)))
+    ap.add_argument("--against", type=Path, help="a base run's folder: list the questions that moved")
+    args = ap.parse_args()
+    print("\n".join(summarise(args.folder) + (moved(args.folder, args.against) if args.against else [])))
 
 
 if __name__ == "__main__":
