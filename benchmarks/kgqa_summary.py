@@ -18,6 +18,7 @@ from pathlib import Path
 def summarise(folder: Path) -> list[str]:
     """One line per (KB, mode) with its question types and hop counts, then one total line per mode."""
     lines, totals = [], defaultdict(lambda: [0, 0, 0, 0, 0])
+    by_group: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0])  # (mode, field, value) -> [n, rr]
     for path in sorted(folder.glob("*.details")):
         kb, mode = path.name.rsplit(".", 2)[:2]
         rows = [json.loads(line) for line in path.open(encoding="utf-8") if line.strip()]
@@ -30,6 +31,8 @@ def summarise(folder: Path) -> list[str]:
             for field, counts in groups.items():
                 counts[str(r.get(field))][0] += 1
                 counts[str(r.get(field))][1] += bool(r["right_reason"])
+                by_group[(mode, field, str(r.get(field)))][0] += 1
+                by_group[(mode, field, str(r.get(field)))][1] += bool(r["right_reason"])
         parts = [" ".join(f"{k}:{v[1]}/{v[0]}" for k, v in sorted(g.items())) for g in groups.values()]
         lines.append(f"{kb:18s} {mode:4s} n={len(rows)} rr={rr} R/W/A={right}/{wrong}/{withheld} util={right - wrong} "
                      f"| {parts[0]} | hops {parts[1]}")
@@ -37,6 +40,9 @@ def summarise(folder: Path) -> list[str]:
         t[0] += len(rows); t[1] += rr; t[2] += right; t[3] += wrong; t[4] += withheld
     for mode, t in totals.items():
         lines.append(f"TOTAL {mode}: n={t[0]} rr={t[1]} R/W/A={t[2]}/{t[3]}/{t[4]} util={t[2] - t[3]}")
+        for field in ("qtype", "hops"):
+            lines.append(f"TOTAL {mode} by {field}: " + " ".join(f"{v}:{c[1]}/{c[0]}" for (m, f, v), c in sorted(by_group.items())
+                                                                 if m == mode and f == field))
     return lines
 
 
