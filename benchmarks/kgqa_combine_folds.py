@@ -80,9 +80,9 @@ def base_kept(base: Path) -> dict[tuple[str, str], bool]:
     return out
 
 
-def choose(rows: list[dict[str, Any]], k: int, kept: dict | None = None,
-           w: float = 0.5) -> tuple[tuple[float, float], dict[str, int]]:
-    """(L2 weight of :data:`L2S`, margin of :data:`MARGINS`) whose leave-one-KB-out fits put a gold row (:func:`_lists`)
+def choose(rows: list[dict[str, Any]], k: int, kept: dict | None = None, w: float = 0.5,
+           margins: tuple[float, ...] = MARGINS) -> tuple[tuple[float, float], dict[str, int]]:
+    """(L2 weight of :data:`L2S`, margin of ``margins``) whose leave-one-KB-out fits put a gold row (:func:`_lists`)
     first most often (ties: the larger of each, the safer)."""
     from graphhop.kgqa.combine import first_is_gold, fit_combiner
 
@@ -90,7 +90,7 @@ def choose(rows: list[dict[str, Any]], k: int, kept: dict | None = None,
     firsts: dict[tuple[float, float], int] = {}
     for l2 in L2S:
         models = {kb: fit_combiner(_lists([r for r in rows if r["kb"] != kb], k, kept, w), l2, w=w) for kb in kbs}
-        for margin in MARGINS:
+        for margin in margins:
             n = 0
             for kb, model in models.items():
                 model.card["margin"] = margin
@@ -139,6 +139,7 @@ def main() -> None:
     ap.add_argument("--k", type=int, default=8)
     ap.add_argument("--w", type=float, default=0.5, help="the fixed weight compared with")
     ap.add_argument("--folds", type=int, default=3)
+    ap.add_argument("--margins", default=",".join(map(str, MARGINS)), help="margins tried (0: the learned order always)")
     ap.add_argument("--base", type=Path, help="a kgqa_oof.sh run of the base: where it was right, keep its first chain")
     args = ap.parse_args()
     from graphhop.kgqa.combine import FEATURES, fit_combiner
@@ -158,17 +159,18 @@ def main() -> None:
             cache.write_text(json.dumps(rows), encoding="utf-8")
             print(f"{f.name}: features", flush=True)
     kept = base_kept(args.base) if args.base else None
+    margins = tuple(float(m) for m in args.margins.split(","))
     models = {}
     for i in range(args.folds):
         train = [r for r in rows if fold_of[r["kb"]] != i]
-        (l2, margin), firsts = choose(train, args.k, kept, args.w)
+        (l2, margin), firsts = choose(train, args.k, kept, args.w, margins)
         models[i] = fit_combiner(_lists(train, args.k, kept, args.w), l2, margin=margin, w=args.w, fold=i, k=args.k,
                                  base=str(args.base), inner_gold_first=firsts)
         _link(src / f"fold{i}", work / f"fold{i}")
         models[i].save(work / f"fold{i}" / "combine.json")
         print(f"fold {i}: l2 {l2} margin {margin} (leave-one-KB-out gold first {firsts}); weights "
               + ", ".join(f"{n} {v:+.2f}" for n, v in zip(FEATURES, models[i].weights)), flush=True)
-    (l2, margin), firsts = choose(rows, args.k, kept, args.w)
+    (l2, margin), firsts = choose(rows, args.k, kept, args.w, margins)
     (work / "all").mkdir(exist_ok=True)
     fit_combiner(_lists(rows, args.k, kept, args.w), l2, margin=margin, w=args.w, fold="all", k=args.k,
                  base=str(args.base)).save(work / "all" / "combine.json")
