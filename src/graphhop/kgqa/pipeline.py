@@ -118,7 +118,8 @@ class KGQA:
                  walk_back: str = "others",
                  cover: float = COVER_RATIO, type_head: str = "off", abstain: bool | str = True,
                  rerank: bool | str = False, rerank_k: int | None = None, rerank_w: float | None = None,
-                 type_veto: bool = True, rerank_beam: int = 0, rerank_beam_w: float | None = None) -> None:
+                 type_veto: bool = True, rerank_beam: int = 0, rerank_beam_w: float | None = None,
+                 rerank_combine: bool | str = False) -> None:
         if not 1 <= max_hops <= MAX_HOPS:
             raise ValueError(f"max_hops must be in 1..{MAX_HOPS}")
         self.store = store
@@ -158,6 +159,9 @@ class KGQA:
             from graphhop.kgqa.rerank import ChainReranker
 
             self.reranker = ChainReranker.load(None if rerank is True else rerank, rerank_k, rerank_w)
+        #: a learned final order of the reranker's k chains (:mod:`graphhop.kgqa.combine`): True the file beside the
+        #: reranker's weights, a path another, False off (head score + w x logit)
+        self.combiner = self._load_combiner(rerank, rerank_combine)
         #: the reranker inside the beam: each hop's best ``rerank_beam`` new paths reordered by head + w x logit
         #: before the beam is cut (0: off; ``rerank_beam_w`` None: the reranker's w)
         self.rerank_beam, self.rerank_beam_w = int(rerank_beam), rerank_beam_w
@@ -214,12 +218,33 @@ class KGQA:
             paths = typed or paths
         paths.sort(key=lambda p: (-p.score, len(p.steps), path_signature(self.store, p.steps)))
         if self.reranker is not None:
-            paths = self.reranker.reorder(text, self.store, paths)
+            paths = self.reranker.reorder(text, self.store, paths, self._combine(text))
         if not paths:
             return Reading(mention, text, [])
         scores = np.asarray([p.score for p in paths], dtype=np.float64)
         probs = np.exp(scores - scores.max())
         return Reading(mention, text, paths, probs / probs.sum())
+
+    @staticmethod
+    def _load_combiner(rerank: bool | str, combine: bool | str) -> Any:
+        """The :class:`~graphhop.kgqa.combine.ChainCombiner` of ``combine`` (True: ``combine.json`` beside the
+        reranker's weights), or None when it or the reranker is off."""
+        if combine is False or rerank is False:
+            return None
+        from graphhop.kgqa.combine import COMBINE_FILE, ChainCombiner
+        from graphhop.kgqa.rerank import rerank_folder
+
+        return ChainCombiner.load(rerank_folder(None if rerank is True else rerank) / COMBINE_FILE
+                                  if combine is True else combine)
+
+    def _combine(self, text: str) -> Any:
+        """The combiner's scoring of a reading's best paths for :meth:`ChainReranker.reorder
+        <graphhop.kgqa.rerank.ChainReranker.reorder>`, or None (head score + w x logit)."""
+        if self.combiner is None:
+            return None
+        from graphhop.kgqa.combine import chain_features
+
+        return lambda paths, z: self.combiner.scores(chain_features(self, text, paths, z))
 
     def _reranked_beam(self, text: str) -> Any:
         """The in-beam reorder of :func:`~graphhop.kgqa.paths.expand` (:meth:`ChainReranker.reorder_beam

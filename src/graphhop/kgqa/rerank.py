@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 from importlib import resources
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -37,6 +37,8 @@ DEFAULT_RERANK = "kgqa-rerank"
 RERANK_K = 8
 RERANK_W = 0.5
 _VARS = "ABCDEFG"
+#: A learned final order: scores of the best ``k`` paths (head order) from the paths and their logits.
+Combine = Callable[[Sequence[RelPath], np.ndarray], np.ndarray]
 
 
 def verbalize_chain(store: KGStore, path: RelPath, names: int = 2, signature: int = 5) -> str:
@@ -108,18 +110,21 @@ class ChainReranker:
             self._cache.update(((text, c), z) for c, z in zip(todo, got))
         return np.asarray([self._cache[(text, c)] for c in chains], dtype=np.float64)
 
-    def _order(self, text: str, store: KGStore, paths: list[RelPath], w: float) -> list[int]:
-        """Indices of ``paths`` by head score + ``w`` x logit, best first (ties: the given order)."""
+    def _order(self, text: str, store: KGStore, paths: list[RelPath], w: float,
+               combine: Combine | None = None) -> list[int]:
+        """Indices of ``paths`` by head score + ``w`` x logit (or by ``combine(paths, logits)``), best first
+        (ties: the given order)."""
         z = self.logits(text, [verbalize_chain(store, p) for p in paths])
-        combined = np.asarray([p.score for p in paths]) + w * z
+        combined = np.asarray([p.score for p in paths]) + w * z if combine is None else combine(paths, z)
         return sorted(range(len(paths)), key=lambda i: (-combined[i], i))
 
-    def reorder(self, text: str, store: KGStore, paths: list[RelPath]) -> list[RelPath]:
-        """``paths`` (best first) with the first ``k`` reordered by head score + ``w`` x logit, the score ladder kept."""
+    def reorder(self, text: str, store: KGStore, paths: list[RelPath], combine: Combine | None = None) -> list[RelPath]:
+        """``paths`` (best first) with the first ``k`` reordered by head score + ``w`` x logit, the score ladder kept;
+        ``combine(paths, logits)``, when given, scores them instead (a learned combiner, :mod:`graphhop.kgqa.combine`)."""
         top = paths[: self.k]
-        if len(top) < 2 or self.w <= 0:
+        if len(top) < 2 or (self.w <= 0 and combine is None):
             return paths
-        order = self._order(text, store, top, self.w)
+        order = self._order(text, store, top, self.w, combine)
         ladder = [p.score for p in top]
         moved = [RelPath(top[i].steps, top[i].layers, ladder[j], top[i].extra) for j, i in enumerate(order)]
         return moved + paths[self.k :]

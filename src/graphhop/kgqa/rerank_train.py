@@ -18,14 +18,14 @@ from __future__ import annotations
 import random
 import time
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
 from graphhop.kb.store import KGStore
 from graphhop.kgqa.rerank import RERANK_K, RERANK_W, verbalize_chain
 
-__all__ = ["gold_chain", "reading_gold", "kb_lists", "benchmark_lists", "fit_reranker", "train_chain_reranker"]
+__all__ = ["gold_chain", "reading_gold", "gold_readings", "kb_lists", "benchmark_lists", "fit_reranker", "train_chain_reranker"]
 
 Steps = tuple[tuple[int, bool], ...]
 
@@ -70,6 +70,17 @@ def kb_lists(folder: str | Path, k: int = 16) -> list[dict[str, Any]]:
 
     kb, examples = load_regression(folder)
     kgqa = KGQA(KGStore.from_facts(iter_triples(kb)), abstain=False)
+    out = []
+    for ex, reading, steps in gold_readings(kgqa, examples):
+        row = _list_of(kgqa, reading, steps, k)
+        if row is not None:
+            out.append({**row, "kb": Path(folder).name, "id": ex.id, "qtype": ex.qtype})
+    return out
+
+
+def gold_readings(kgqa: Any, examples: Sequence[Any]) -> Iterator[tuple[Any, Any, Steps]]:
+    """Per example, ``(example, reading, gold steps)`` of the first reading ``kgqa.ask`` makes whose paths hold the
+    gold chain (:func:`reading_gold`); examples with none are skipped."""
     seen: list[Any] = []
     plain_read = kgqa.read
 
@@ -79,17 +90,17 @@ def kb_lists(folder: str | Path, k: int = 16) -> list[dict[str, Any]]:
         return got
 
     kgqa.read = recording  # type: ignore[method-assign]
-    out = []
-    for ex in examples:
-        seen.clear()
-        kgqa.ask(ex.question)
-        for reading in list(seen):
-            steps = reading_gold(kgqa.store, reading.mention.entities, ex.gold_facts)
-            row = _list_of(kgqa, reading, steps, k) if steps else None
-            if row is not None:
-                out.append({**row, "kb": Path(folder).name, "id": ex.id, "qtype": ex.qtype})
-                break
-    return out
+    try:
+        for ex in examples:
+            seen.clear()
+            kgqa.ask(ex.question)
+            for reading in list(seen):
+                steps = reading_gold(kgqa.store, reading.mention.entities, ex.gold_facts)
+                if steps and len(reading.paths) >= 2 and any(p.steps == steps for p in reading.paths):
+                    yield ex, reading, steps
+                    break
+    finally:
+        del kgqa.read
 
 
 def reading_gold(store: KGStore, topic: Sequence[int], facts: Sequence[Sequence[str]]) -> Steps | None:

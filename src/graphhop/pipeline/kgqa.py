@@ -23,7 +23,8 @@ OPTIONS: dict[str, Any] = {"hops": DEFAULT_HOPS, "beam": 10, "threshold": None, 
                            "reader": None, "topic_answers": "no-walk-back", "answer_order": "degree", "confidence": "answer", "end_typing": True,
                            "walk_back": "others", "cover": None, "type_head": "off",
                            "abstain": True, "rerank": "shipped", "rerank_k": None, "rerank_w": None,
-                           "type_veto": True, "rerank_beam": 0, "rerank_beam_w": None}
+                           "type_veto": True, "rerank_beam": 0, "rerank_beam_w": None,
+                           "rerank_combine": "off"}
 
 
 class KGQAPipeline(Stage):
@@ -36,7 +37,7 @@ class KGQAPipeline(Stage):
                  confidence: str = "answer", end_typing: bool = True, walk_back: str = "others",
                  cover: Optional[float] = None, type_head: str = "off", abstain: bool = True, rerank: str = "shipped",
                  rerank_k: Optional[int] = None, rerank_w: Optional[float] = None, type_veto: bool = True,
-                 rerank_beam: int = 0, rerank_beam_w: Optional[float] = None) -> None:
+                 rerank_beam: int = 0, rerank_beam_w: Optional[float] = None, rerank_combine: str = "off") -> None:
         from graphhop.kgqa.type_head import TYPE_HEAD_MODES
         from graphhop.kgqa.pipeline import ANSWER_ORDERS, CONFIDENCES, TOPIC_ANSWERS, WALK_BACKS
 
@@ -60,6 +61,8 @@ class KGQAPipeline(Stage):
             raise InputError(f"kgqa: rerank_beam must be 0 (off) or more (got {rerank_beam})")
         #: the reranker inside the beam: each hop's best rerank_beam new paths reordered before the cut (0: off)
         self.rerank_beam, self.rerank_beam_w = rerank_beam, rerank_beam_w
+        #: a learned final order of the reranker's chains (graphhop.kgqa.combine): off, on (beside the reranker), a file
+        self.rerank_combine = rerank_combine
         self._kgqa: Any = None
 
     @property
@@ -75,6 +78,7 @@ class KGQAPipeline(Stage):
                                          rerank=_rerank(self.rerank), rerank_k=self.rerank_k, rerank_w=self.rerank_w,
                                          type_veto=self.type_veto,
                                          rerank_beam=self.rerank_beam, rerank_beam_w=self.rerank_beam_w,
+                                         rerank_combine=_rerank(self.rerank_combine),
                                          **({} if self.cover is None else {"cover": self.cover}))
         return self._kgqa
 
@@ -106,7 +110,8 @@ def _factory(index: Any, **options: Any) -> KGQAPipeline:
                         rerank_k=_whole("rerank_k", opts["rerank_k"]),
                         rerank_w=_number("rerank_w", opts["rerank_w"]), type_veto=_flag("type_veto", opts["type_veto"]),
                         rerank_beam=_whole("rerank_beam", opts["rerank_beam"]) or 0,
-                        rerank_beam_w=_number("rerank_beam_w", opts["rerank_beam_w"]))
+                        rerank_beam_w=_number("rerank_beam_w", opts["rerank_beam_w"]),
+                        rerank_combine=str(opts["rerank_combine"]))
 
 
 def _rerank(value: str) -> bool | str:
