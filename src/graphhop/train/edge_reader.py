@@ -26,7 +26,7 @@ from typing import Any, Iterator, Sequence
 
 from graphhop.train.leaf_reranker import RerankerRecipe
 
-__all__ = ["EDGE_RECIPE", "gold_hops", "recipe_with", "set_lists", "train_edge_reader"]
+__all__ = ["EDGE_RECIPE", "gold_hops", "recipe_with", "set_lists", "set_questions", "train_edge_reader"]
 
 #: The recipe (sized to ~10 CPU minutes on one thread): lists of 1-2 positives and up to 6 negatives, 4 lists a
 #: step, listwise + pointwise loss, top 2 layers + pooler + head trained, inputs cut at 64 tokens.
@@ -107,11 +107,9 @@ def _question_lists(graph: Any, q: dict[str, Any], rng: random.Random, negatives
     return out
 
 
-def set_lists(folders: Sequence[str | Path], work: str | Path, negatives: int = 6,
-              seed: int = 14) -> list[list[tuple[str, str, float]]]:
-    """Training lists from passage-set folders (indexes built under ``work``)."""
-    rng = random.Random(seed)
-    out = []
+def set_questions(folders: Sequence[str | Path], work: str | Path) -> Iterator[tuple[Any, Path, dict[str, Any]]]:
+    """``(walk graph, folder, question)`` for every question of the passage-set ``folders`` (indexes built under
+    ``work``); the regression suites are refused (never trained on)."""
     for folder in map(Path, folders):
         if "regression" in folder.parts:
             raise ValueError(f"{folder}: the regression suites are never trained on")
@@ -119,7 +117,16 @@ def set_lists(folders: Sequence[str | Path], work: str | Path, negatives: int = 
         with open(folder / "questions.jsonl", encoding="utf-8") as fh:
             for line in fh:
                 if line.strip():
-                    out += _question_lists(graph, json.loads(line), rng, negatives)
+                    yield graph, folder, json.loads(line)
+
+
+def set_lists(folders: Sequence[str | Path], work: str | Path, negatives: int = 6,
+              seed: int = 14) -> list[list[tuple[str, str, float]]]:
+    """Training lists from passage-set folders (indexes built under ``work``)."""
+    rng = random.Random(seed)
+    out = []
+    for graph, _, q in set_questions(folders, work):
+        out += _question_lists(graph, q, rng, negatives)
     return out
 
 

@@ -49,18 +49,12 @@ def question_lists(graph: Any, q: dict[str, Any], rng: random.Random, others: in
 
 def set_lists(folders: Sequence[str | Path], work: str | Path, others: int = 4, seed: int = 17) -> list[dict[str, Any]]:
     """Training lists from passage-set folders (indexes built under ``work``)."""
-    from graphhop.train.edge_reader import _walk_graph
+    from graphhop.train.edge_reader import set_questions
 
     rng = random.Random(seed)
     out = []
-    for folder in map(Path, folders):
-        if "regression" in folder.parts:
-            raise ValueError(f"{folder}: the regression suites are never trained on")
-        graph = _walk_graph(folder, Path(work))
-        with open(folder / "questions.jsonl", encoding="utf-8") as fh:
-            for line in fh:
-                if line.strip():
-                    out += question_lists(graph, {**json.loads(line), "_set": folder.name}, rng, others)
+    for graph, folder, q in set_questions(folders, work):
+        out += question_lists(graph, {**q, "_set": folder.name}, rng, others)
     return out
 
 
