@@ -301,6 +301,9 @@ def covering(kgqa: Any, reading: Any, text: str | None = None, paths: Sequence[A
         return reading, {}
     words = kgqa.relation_words
     asked, typed = named_relations(words, reading.text if text is None else text)
+    if getattr(kgqa, "cover_class", False):  # a class noun (``bakeries`` ~ ``head baker``) only breaks ties
+        classes = set(words.class_nouns(reading.text if text is None else text))
+        asked, typed = [a for a in asked if a not in classes], typed + [a for a in asked if a in classes and a not in typed]
     if not asked:
         return reading, {}
     prob = {id(p): float(q) for p, q in zip(reading.paths, reading.probs)}
