@@ -285,7 +285,8 @@ def covering(kgqa: Any, reading: Any, text: str | None = None, paths: Sequence[A
     path leaves one out: a *shortcut* (``nationality`` where the question says ``born``, ``flows through``
     where it says ``source``; :class:`~graphhop.kgqa.scorer.RelationWords`). The words of the phrase naming
     the asked type (``soccer club``, ``currency``, ``publishers``: :func:`named_relations`)
-    never force a move; they only break ties. Candidates are ``paths`` (default: all of the reading's) whose
+    never force a move; they only break ties, and so do class nouns named only through an agent noun
+    (``bakeries`` ~ ``head baker``: :meth:`~graphhop.kgqa.scorer.RelationWords.class_nouns`; ``kgqa.cover_class``). Candidates are ``paths`` (default: all of the reading's) whose
     probability is at least ``kgqa.cover`` x the best one's and that take no more unnamed relations than the
     best path (a move adds named relations, never unasked ones: ``capital → lies on → flows through`` names
     more of "cities that lie on rivers that flow through X" than ``^flows through`` but walks through an
@@ -301,6 +302,9 @@ def covering(kgqa: Any, reading: Any, text: str | None = None, paths: Sequence[A
         return reading, {}
     words = kgqa.relation_words
     asked, typed = named_relations(words, reading.text if text is None else text)
+    if getattr(kgqa, "cover_class", False):  # a class noun (``bakeries`` ~ ``head baker``) only breaks ties
+        classes = set(words.class_nouns(reading.text if text is None else text))
+        asked, typed = [a for a in asked if a not in classes], typed + [a for a in asked if a in classes and a not in typed]
     if not asked:
         return reading, {}
     prob = {id(p): float(q) for p, q in zip(reading.paths, reading.probs)}

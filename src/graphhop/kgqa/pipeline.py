@@ -119,7 +119,7 @@ class KGQA:
                  cover: float = COVER_RATIO, type_head: str = "off", abstain: bool | str = True,
                  rerank: bool | str = False, rerank_k: int | None = None, rerank_w: float | None = None,
                  type_veto: bool = True, rerank_beam: int = 0, rerank_beam_w: float | None = None,
-                 rerank_combine: bool | str = False) -> None:
+                 rerank_combine: bool | str = False, cover_class: bool = True) -> None:
         if not 1 <= max_hops <= MAX_HOPS:
             raise ValueError(f"max_hops must be in 1..{MAX_HOPS}")
         self.store = store
@@ -147,6 +147,8 @@ class KGQA:
         #: named-relation coverage (:func:`graphhop.kgqa.cover.covering`): paths within ``cover`` x the best
         #: path's probability that use more of the relations the question names win; 0 turns it off
         self.cover = float(cover)
+        #: a plural class noun named only through an agent noun (``bakeries`` ~ ``head baker``) forces no coverage move
+        self.cover_class = bool(cover_class)
         self._relation_words: RelationWords | None = None
         #: the learned confidence (:mod:`graphhop.kgqa.abstain`): True the shipped model, a path another, False off
         self.abstainer = None if abstain is False else Confidence.load(None if abstain is True else abstain)

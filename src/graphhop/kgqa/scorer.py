@@ -74,6 +74,19 @@ def answer_noun(text: str) -> str | None:
     return v if v.isalpha() and v not in FUNCTION_WORDS else None
 
 
+#: Endings of agent nouns (``baker``, ``auctioneer``, ``director``, ``chemist``): the one who does a thing.
+_AGENT = ("er", "eer", "or", "ist")
+
+
+def _singular(word: str) -> str:
+    """A plural noun's singular by its spelling (``bakeries`` -> ``bakery``, ``auctions`` -> ``auction``)."""
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "xes", "sses")):
+        return word[:-2]
+    return word[:-1]
+
+
 class RelationWords:
     """The words of a KB's relation names, for asking which relations a question *names*.
 
@@ -91,6 +104,8 @@ class RelationWords:
         self._stem = snowballstemmer.stemmer("english").stemWord
         self.by_relation = [frozenset(self.stems(clean_relation(r))) for r in relations]
         self.vocabulary = frozenset().union(*self.by_relation) if self.by_relation else frozenset()
+        #: the relation names' own words (lower case), for :meth:`class_nouns`
+        self.surface = frozenset(w for r in relations for w in clean_relation(r).lower().split() if w.isalpha())
 
     def stems(self, text: str) -> list[str]:
         """Stems of the content words of ``text`` (function words and the ``X`` mask dropped)."""
@@ -108,6 +123,26 @@ class RelationWords:
     def asked(self, text: str) -> list[str]:
         """The stems of ``text``'s words that name a relation of the KB."""
         return list(dict.fromkeys(s for s in self.stems(text) if any(self.match(s, v) for v in self.vocabulary)))
+
+    def class_nouns(self, text: str) -> list[str]:
+        """The stems of ``text``'s plural nouns that name a relation only through an agent noun built on a related
+        stem (``bakeries`` ~ ``head baker``, ``auctions`` ~ ``auctioneer``): the word names a class of things (the
+        bakeries, the auctions), not the person the relation leads to, so it does not name that relation the way
+        ``children`` names ``children`` or ``founders`` names ``founded by``. A relation whose own word is the
+        noun's singular (``includes lot`` for ``lots``), or any other noun that is not an agent noun, keeps the word a
+        relation's name; verb forms (``first baked``, ``located in`` for ``locations``) are not weighed: a noun of the
+        action may name its verb's relation. Session 17 (kgv17)."""
+        out, toks = [], [w.strip("?,.!;:'\"()") for w in text.lower().split()]
+        for i, w in enumerate(toks):
+            if i and toks[i - 1] in ("who", "that"):
+                continue  # a verb after its subject: "who **manages** the team" names ``manager``
+            if not w.isalpha() or len(w) <= 3 or w in FUNCTION_WORDS or not w.endswith("s") or w.endswith("ss"):
+                continue
+            stem, single = self._stem(w), _singular(w)
+            named = [v for v in self.surface if self.match(stem, self._stem(v)) and not v.endswith(("ed", "ing"))]
+            if named and all(v not in (w, single) and v.endswith(_AGENT) and not single.endswith(_AGENT) for v in named):
+                out.append(stem)
+        return list(dict.fromkeys(out))
 
     def relations_named(self, stems: Sequence[str]) -> list[int]:
         """Ids of the relations one of whose name words ``stems`` name (:meth:`match`), in store order."""

@@ -24,7 +24,7 @@ OPTIONS: dict[str, Any] = {"hops": DEFAULT_HOPS, "beam": 10, "threshold": None, 
                            "walk_back": "others", "cover": None, "type_head": "off",
                            "abstain": True, "rerank": "shipped", "rerank_k": None, "rerank_w": None,
                            "type_veto": True, "rerank_beam": 0, "rerank_beam_w": None,
-                           "rerank_combine": "off"}
+                           "rerank_combine": "off", "cover_class": True}
 
 
 class KGQAPipeline(Stage):
@@ -37,7 +37,8 @@ class KGQAPipeline(Stage):
                  confidence: str = "answer", end_typing: bool = True, walk_back: str = "others",
                  cover: Optional[float] = None, type_head: str = "off", abstain: bool = True, rerank: str = "shipped",
                  rerank_k: Optional[int] = None, rerank_w: Optional[float] = None, type_veto: bool = True,
-                 rerank_beam: int = 0, rerank_beam_w: Optional[float] = None, rerank_combine: str = "off") -> None:
+                 rerank_beam: int = 0, rerank_beam_w: Optional[float] = None, rerank_combine: str = "off",
+                 cover_class: bool = True) -> None:
         from graphhop.kgqa.type_head import TYPE_HEAD_MODES
         from graphhop.kgqa.pipeline import ANSWER_ORDERS, CONFIDENCES, TOPIC_ANSWERS, WALK_BACKS
 
@@ -63,6 +64,8 @@ class KGQAPipeline(Stage):
         self.rerank_beam, self.rerank_beam_w = rerank_beam, rerank_beam_w
         #: a learned final order of the reranker's chains (graphhop.kgqa.combine): off, on (beside the reranker), a file
         self.rerank_combine = rerank_combine
+        #: a plural class noun matched to a relation only through an agent noun forces no coverage move (kgv17)
+        self.cover_class = cover_class
         self._kgqa: Any = None
 
     @property
@@ -78,7 +81,7 @@ class KGQAPipeline(Stage):
                                          rerank=_rerank(self.rerank), rerank_k=self.rerank_k, rerank_w=self.rerank_w,
                                          type_veto=self.type_veto,
                                          rerank_beam=self.rerank_beam, rerank_beam_w=self.rerank_beam_w,
-                                         rerank_combine=_rerank(self.rerank_combine),
+                                         rerank_combine=_rerank(self.rerank_combine), cover_class=self.cover_class,
                                          **({} if self.cover is None else {"cover": self.cover}))
         return self._kgqa
 
@@ -111,7 +114,7 @@ def _factory(index: Any, **options: Any) -> KGQAPipeline:
                         rerank_w=_number("rerank_w", opts["rerank_w"]), type_veto=_flag("type_veto", opts["type_veto"]),
                         rerank_beam=_whole("rerank_beam", opts["rerank_beam"]) or 0,
                         rerank_beam_w=_number("rerank_beam_w", opts["rerank_beam_w"]),
-                        rerank_combine=str(opts["rerank_combine"]))
+                        rerank_combine=str(opts["rerank_combine"]), cover_class=_flag("cover_class", opts["cover_class"]))
 
 
 def _rerank(value: str) -> bool | str:
