@@ -87,6 +87,13 @@ def _singular(word: str) -> str:
     return word[:-1]
 
 
+#: Verb forms whose noun of the same word family shares no stem with them (English morphology, a closed class):
+#: ``born`` / ``birth``, ``died`` / ``death``. A question that says "born in" names ``place of birth`` and
+#: ``date of birth`` as much as ``born in``, so a chain by ``country of citizenship`` is a shortcut there (the
+#: stems, by :class:`RelationWords`' Snowball stemmer). Session 18 (kgy18).
+WORD_FAMILY: dict[str, tuple[str, ...]] = {"born": ("birth",), "die": ("death",), "dead": ("death",)}
+
+
 class RelationWords:
     """The words of a KB's relation names, for asking which relations a question *names*.
 
@@ -121,8 +128,14 @@ class RelationWords:
         return a == b or (len(short) >= 4 and not short.endswith("i") and (a.startswith(b) or b.startswith(a)))
 
     def asked(self, text: str) -> list[str]:
-        """The stems of ``text``'s words that name a relation of the KB."""
-        return list(dict.fromkeys(s for s in self.stems(text) if any(self.match(s, v) for v in self.vocabulary)))
+        """The stems of ``text``'s words that name a relation of the KB; a word whose own stem names none is read by
+        its noun of the same family when that one does (:data:`WORD_FAMILY`: ``born`` names ``place of birth``)."""
+        out = []
+        for s in self.stems(text):
+            names = [s] if any(self.match(s, v) for v in self.vocabulary) else [
+                k for k in WORD_FAMILY.get(s, ()) if any(self.match(k, v) for v in self.vocabulary)]
+            out.extend(names)
+        return list(dict.fromkeys(out))
 
     def class_nouns(self, text: str) -> list[str]:
         """The stems of ``text``'s plural nouns that name a relation only through an agent noun built on a related
