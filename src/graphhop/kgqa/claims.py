@@ -15,11 +15,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from graphhop.kgqa.compare import resolve
-from graphhop.kgqa.contain import climbed, climbs_over, prefix
+from graphhop.kgqa.contain import chain_nodes, climbed, climbs_over, prefix
 from graphhop.kgqa.cover import covering, general, named_relations
 from graphhop.kgqa.end_type import _continuations
 from graphhop.kgqa.link import Mention, tokens
-from graphhop.kgqa.paths import path_signature
+from graphhop.kgqa.paths import chains as edge_chains, path_signature
 from graphhop.kgqa.pipeline import walks_back
 from graphhop.kgqa.result import finish, no_answer, path_prob
 from graphhop.kgqa.scorer import type_relations
@@ -61,24 +61,49 @@ def _span_text(toks: list[str], topic: Mention, drop: tuple[int, int]) -> str:
     return " ".join(out)
 
 
-def _claims(kgqa: Any, toks: list[str], mentions: Sequence[Mention]) -> list[tuple[Mention, tuple[int, int], set[int], list]]:
-    """Readings of a yes/no question as (topic, claim span, claimed entities, chains resolving the claim):
-    the last mention claimed (``the capital of Y`` resolved to its entity), or, for two bare
-    mentions, the first one claimed about the last (``Did A found B?`` read from B)."""
+def _claims(kgqa: Any, toks: list[str], mentions: Sequence[Mention]) -> list[tuple[Mention, tuple[int, int], set[int], list, set[int]]]:
+    """Readings of a yes/no question as (topic, claim span, claimed entities, chains resolving the claim, the entities
+    the claim's description names): the last mention claimed (``the capital of Y`` resolved to its entity, Y named),
+    or, for two bare mentions, the first one claimed about the last (``Did A found B?`` read from B)."""
     claim = mentions[-1]
-    start = claim.start
-    if start >= 3 and toks[start - 1] == "of" and toks[start - 3] == "the":
-        start -= 3
-    ids, chains = set(claim.entities), []
+    start = _description_start(kgqa, toks, claim.start)
+    ids, chains, via = set(claim.entities), [], set()
     if start < claim.start:
         desc = resolve(kgqa, " ".join(toks[start : claim.end]))
         if desc is not None:
-            ids, chains = {desc["entity"]}, desc["chains"]
-    out = [(t, (start, claim.end), ids, chains) for t in mentions[:-1] if t.end <= start]
+            ids, chains, via = {desc["entity"]}, desc["chains"], set(desc["mention"].entities) - {desc["entity"]}
+    out = [(t, (start, claim.end), ids, chains, via) for t in mentions[:-1] if t.end <= start]
     if start == claim.start and len(mentions) == 2:
         first = mentions[0]
-        out.append((claim, (first.start, first.end), set(first.entities), []))
+        out.append((claim, (first.start, first.end), set(first.entities), [], set()))
     return out
+
+
+def _through(kgqa: Any, path: Any, hit: int, via: set[int]) -> bool:
+    """Whether every chain from the topic to ``hit`` along ``path`` passes one of ``via`` (the entity the claim's
+    description names) before it: "Does the court sit in the capital of Quillon?" is not proved by the court's
+    ``jurisdiction`` Quillon and Quillon's ``capital``, which only retells the description."""
+    if not via:
+        return False
+    found = edge_chains(kgqa.store, path, hit)
+    return bool(found) and all(via & set(chain_nodes(kgqa.store, path, c)[1:-1]) for c in found)
+
+
+def _description_start(kgqa: Any, toks: list[str], start: int) -> int:
+    """Where the claim's description starts: at ``the`` of ``the <words> of <mention>`` (one to three words, the
+    last before ``of`` its noun: "the provincial capital of Quillon") when those words name a relation of the KB
+    (:meth:`~graphhop.kgqa.scorer.RelationWords.asked`: ``capital``); else at the mention itself. "Is the lighthouse
+    in the town of Harrow?" claims Harrow: ``town`` names no relation, it is the claimed place's own kind, and the
+    town of Harrow is Harrow, not the region a chain from Harrow reaches. Session 18 (kgy18)."""
+    if start < 3 or toks[start - 1] != "of":
+        return start
+    the = next((i for i in range(start - 3, max(-1, start - 6), -1) if toks[i] == "the"), None)
+    if the is None or any(w in ("of", "the", "a", "an") for w in toks[the + 1 : start - 1]):
+        return start
+    words = getattr(kgqa, "relation_words", None)
+    if words is not None and not words.asked(" ".join(toks[the + 1 : start - 1])):
+        return start
+    return the
 
 
 def boolean_claim(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict[str, Any]:
@@ -92,7 +117,7 @@ def boolean_claim(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict
         return no_answer("a yes/no question needs a topic and a claimed value", {"answer_if_unsure": "no"})
     toks = tokens(question.replace("[", " ").replace("]", " "))
     options = []
-    for topic, span, claim_ids, claim_chains in _claims(kgqa, toks, mentions):
+    for topic, span, claim_ids, claim_chains, via in _claims(kgqa, toks, mentions):
         reading = kgqa.read(question, topic, text=_span_text(toks, topic, span))
         if reading.best is None:
             continue
@@ -100,11 +125,11 @@ def boolean_claim(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict
         moved, cover = covering(kgqa, reading, paths=typed)
         best = moved.best if cover else typed[0]
         hit = [e for e in kgqa.answers(best) if e in claim_ids][:1]
-        if walks_back(best.steps):
-            hit = []  # a chain that walks a relation straight back proves nothing about the claim
+        if walks_back(best.steps) or (hit and _through(kgqa, best, hit[0], via)):
+            hit = []  # a chain that walks a relation straight back, or through the description's entity, proves nothing
         options.append({"prob": path_prob(moved, best, typed), "reading": moved, "best": best, "scorer_best": typed[0],
                         "claim": claim_ids, "top": reading.best,
-                        "chains": claim_chains, "typed": typed, "hit": hit, "cover": cover})
+                        "chains": claim_chains, "typed": typed, "hit": hit, "cover": cover, "via": via})
     if not options:
         return no_answer("no path from the question's entities")
     _drop_shortcut_hits(kgqa, options)
@@ -126,7 +151,7 @@ def boolean_claim(kgqa: Any, question: str, mentions: Sequence[Mention]) -> dict
     if hits:
         return finish(kgqa, reading, best, o["hit"], ["yes"], kgqa.support(shown, o["hit"]) + o["chains"], trace,
                        o["typed"], scorer_path=o["scorer_best"])
-    deciding = _deciding_chain(kgqa, reading, shown, o["claim"])
+    deciding = _deciding_chain(kgqa, reading, shown, o["claim"], o["via"])
     if deciding is not shown:
         trace["claim_path"], shown = _describe(kgqa, reading, deciding), deciding
     ans = kgqa.answers(shown, reading.mention.entities)
@@ -184,7 +209,7 @@ def _drop_shortcut_hits(kgqa: Any, options: list[dict[str, Any]]) -> None:
                 o["named"], o["hit"] = alt, [e for e in kgqa.answers(alt) if e in o["claim"]][:1]
 
 
-def _deciding_chain(kgqa: Any, reading: Any, shown: Any, claim: set[int]) -> Any:
+def _deciding_chain(kgqa: Any, reading: Any, shown: Any, claim: set[int], via: set[int] | None = None) -> Any:
     """The chain that shows a ``no``: ``shown`` unless it reaches the claim (it would show a ``yes``: a shortcut that
     lost to a chain naming more of the question); then, of the reading's chains that do not reach the claim and walk no
     relation straight back, the one naming the most of the question's relations, then ending at things like the
@@ -196,7 +221,8 @@ def _deciding_chain(kgqa: Any, reading: Any, shown: Any, claim: set[int]) -> Any
     words = kgqa.relation_words
     asked, typed = named_relations(words, reading.text)
     named = asked + [w for w in typed if w not in asked]
-    paths = [p for p in reading.paths if not walks_back(p.steps) and not claim & set(kgqa.answers(p))]
+    avoid = claim | (via or set())  # nor at the entity the claim's description names (its province, not its capital)
+    paths = [p for p in reading.paths if not walks_back(p.steps) and not avoid & set(kgqa.answers(p))]
     like = {id(p) for p in _typed_like(kgqa, paths, sorted(claim), tolerance=0.0, strict=True)}
     pool = [(words.covered(named, p.steps), id(p) in like, -words.unnamed(named, p.steps), -i, p) for i, p in enumerate(paths)]
     return max(pool, key=lambda c: c[:4])[4] if pool else shown
