@@ -145,7 +145,9 @@ def evaluate_examples(ask: Callable[[str], dict[str, Any]], examples: Sequence[Q
     for ex in tqdm(examples, desc="eval-qa", disable=not progress, unit="q"):
         t0 = time.perf_counter()
         result = ask(ex.question)
-        row = score_example(ex, result, triples_of(result))
+        support = triples_of(result)
+        row = score_example(ex, result, support)
+        row["support"] = [list(t) for t in support][:12]
         row["seconds"] = time.perf_counter() - t0
         rows.append(row)
     return rows

@@ -93,6 +93,43 @@ def _singular(word: str) -> str:
 #: stems, by :class:`RelationWords`' Snowball stemmer). Session 18 (kgy18).
 WORD_FAMILY: dict[str, tuple[str, ...]] = {"born": ("birth",), "die": ("death",), "dead": ("death",)}
 
+_VOWELS = frozenset("aeiouy")
+
+
+def abbreviations(relation: str) -> list[str]:
+    """The abbreviated words of a relation name, as markers :meth:`RelationWords.match` expands: a clipped word
+    with its period (``pop.``, ``est.``: at least 3 letters, kept with the period) and an acronym (``HQ``, ``hq``:
+    2-4 letters, all capitals or no vowel; kept in capitals). ``pop.`` then names ``population`` and ``HQ``
+    ``headquartered``: the question spells out what the KB abbreviates (session 18, kgp18)."""
+    out = []
+    for raw in relation.replace("_", " ").split():
+        word = raw.strip("()[],;:")
+        if word.endswith(".") and word[:-1].isalpha() and len(word) >= 4:
+            out.append(word.lower())
+        elif word.isalpha() and 2 <= len(word) <= 4 and (word.isupper() or not _VOWELS & set(word.lower())):
+            out.append(word.upper())
+    return list(dict.fromkeys(out))
+
+
+def _is_abbreviation(marker: str) -> bool:
+    """Whether a vocabulary entry is an :func:`abbreviations` marker (a stem is lower case, without a period)."""
+    return marker.endswith(".") or marker.isupper()
+
+
+def _abbreviates(marker: str, stem: str) -> bool:
+    """Whether an abbreviation marker names a question word's stem: a clipped word starts it (``pop.`` ->
+    ``popul``); an acronym's letters occur in it in order from its first letter, the stem at least four letters a
+    capital (``HQ`` -> ``headquart``, ``KM`` -> ``kilometr``; not ``KM`` -> ``kingdom``)."""
+    if _is_abbreviation(stem):
+        return marker == stem
+    if marker.endswith("."):
+        return stem.startswith(marker[:-1])
+    letters = marker.lower()
+    if len(stem) < 4 * len(letters) or stem[0] != letters[0]:
+        return False
+    rest = iter(stem[1:])
+    return all(ch in rest for ch in letters[1:])
+
 
 class RelationWords:
     """The words of a KB's relation names, for asking which relations a question *names*.
@@ -109,7 +146,7 @@ class RelationWords:
         import snowballstemmer
 
         self._stem = snowballstemmer.stemmer("english").stemWord
-        self.by_relation = [frozenset(self.stems(clean_relation(r))) for r in relations]
+        self.by_relation = [frozenset(self.stems(clean_relation(r)) + abbreviations(r)) for r in relations]
         self.vocabulary = frozenset().union(*self.by_relation) if self.by_relation else frozenset()
         #: the relation names' own words (lower case), for :meth:`class_nouns`
         self.surface = frozenset(w for r in relations for w in clean_relation(r).lower().split() if w.isalpha())
@@ -124,6 +161,8 @@ class RelationWords:
         """Whether two stems name the same thing (equal, or one a prefix of the other, >= 4 letters). A stem
         Snowball ends in ``i`` (``city``, ``cities`` -> ``citi``; ``company`` -> ``compani``) is a whole word's
         and names only itself: ``citi`` does not name ``citizen of`` (session 11, kgc12: mu24)."""
+        if a != b and (_is_abbreviation(a) or _is_abbreviation(b)):
+            return _abbreviates(a, b) if _is_abbreviation(a) else _abbreviates(b, a)
         short = a if len(a) <= len(b) else b
         return a == b or (len(short) >= 4 and not short.endswith("i") and (a.startswith(b) or b.startswith(a)))
 
