@@ -120,7 +120,7 @@ class KGQA:
                  rerank: bool | str = False, rerank_k: int | None = None, rerank_w: float | None = None,
                  type_veto: bool = True, rerank_beam: int = 0, rerank_beam_w: float | None = None,
                  rerank_combine: bool | str = False, cover_class: bool = True,
-                 level_climb: bool = True, place_veto: bool = True) -> None:
+                 level_climb: bool = False, place_veto: bool = False) -> None:
         if not 1 <= max_hops <= MAX_HOPS:
             raise ValueError(f"max_hops must be in 1..{MAX_HOPS}")
         self.store = store

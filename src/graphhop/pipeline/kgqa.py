@@ -25,7 +25,7 @@ OPTIONS: dict[str, Any] = {"hops": DEFAULT_HOPS, "beam": 10, "threshold": None, 
                            "abstain": True, "rerank": "shipped", "rerank_k": None, "rerank_w": None,
                            "type_veto": True, "rerank_beam": 0, "rerank_beam_w": None,
                            "rerank_combine": "off", "cover_class": True,
-                           "level_climb": True, "place_veto": True}
+                           "level_climb": False, "place_veto": False}
 
 
 class KGQAPipeline(Stage):
@@ -39,7 +39,7 @@ class KGQAPipeline(Stage):
                  cover: Optional[float] = None, type_head: str = "off", abstain: bool = True, rerank: str = "shipped",
                  rerank_k: Optional[int] = None, rerank_w: Optional[float] = None, type_veto: bool = True,
                  rerank_beam: int = 0, rerank_beam_w: Optional[float] = None, rerank_combine: str = "off",
-                 cover_class: bool = True, level_climb: bool = True, place_veto: bool = True) -> None:
+                 cover_class: bool = True, level_climb: bool = False, place_veto: bool = False) -> None:
         from graphhop.kgqa.type_head import TYPE_HEAD_MODES
         from graphhop.kgqa.pipeline import ANSWER_ORDERS, CONFIDENCES, TOPIC_ANSWERS, WALK_BACKS
 
