@@ -114,7 +114,21 @@ def test_a_fourth_hop_the_scorer_does_not_read_is_refused(planes, monkeypatch) -
     longer = [p for p in reading.paths if len(p.steps) == 4]
     assert longer and all(isinstance(ops.long_move_gap(kgqa, reading, p), float) for p in longer)
     monkeypatch.setattr(ops, "STOP_GAP", -50.0)  # demand the longer path beat the best by 50 logits: nothing does
+    monkeypatch.setattr(kgqa, "level_climb", False)  # with the option on, the climb is exempt (session 18, kge18)
     res = kgqa.ask(question)
     assert res["answer"] == "Ulmsted" and res["trace"]["relation_path"] == ["operates", "manufacturer", "headquarters_city"]
     refused = res["trace"]["answer_type"]["refused"]
     assert refused["relation_path"][-1] == "located_in_country" and refused["gap"] < -ops.STOP_GAP  # why it was refused
+
+
+def test_a_level_nouns_containment_climb_is_not_refused(planes, monkeypatch) -> None:
+    """The same strict gap does not refuse the climb by containment to the level the asked noun names (``country``):
+    the KB's structure, not the scorer, finishes the chain (session 18, kge18: :func:`graphhop.kgqa.levels.level_climb`)."""
+    import graphhop.kgqa.ops as ops
+
+    kgqa, question = planes
+    monkeypatch.setattr(ops, "STOP_GAP", -50.0)
+    monkeypatch.setattr(kgqa, "level_climb", True)  # an option, off by default
+    res = kgqa.ask(question)
+    assert res["answer"] == "Pallastra" and res["trace"]["relation_path"][-1] == "located_in_country"
+    assert res["trace"]["answer_type"]["level_climb"] < 50

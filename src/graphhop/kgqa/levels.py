@@ -37,7 +37,7 @@ from graphhop.kgqa.end_type import singular
 from graphhop.kgqa.paths import RelPath, successors
 from graphhop.read.ops import parse_number
 
-__all__ = ["LEVELS", "PLACE_NOUNS", "level_of", "Containment", "climbs", "level_move"]
+__all__ = ["LEVELS", "PLACE_NOUNS", "level_of", "Containment", "climbs", "level_move", "level_climb", "Places", "places"]
 
 #: How many levels of a country-rooted hierarchy lie above a place named by the noun (general English).
 LEVELS: dict[str, int] = {
@@ -203,3 +203,46 @@ def level_move(kgqa: Any, path: RelPath, noun: str | None, others: Sequence[RelP
     if not hits:
         return None
     return min(hits, key=lambda q: (abs(len(q.steps) - len(path.steps)), len(q.steps)))
+
+
+def level_climb(kgqa: Any, path: RelPath, moved: RelPath, noun: str | None) -> bool:
+    """Whether ``moved`` is ``path`` walked on by forward containment steps only, to ends at the height the asked
+    level noun names (:func:`level_of`): the KB's own structure then finishes the chain ("in which **country** was
+    the cheesemaker of X born": the town, its region, its country), and the scorer's reluctance to read a fourth hop
+    (:data:`graphhop.kgqa.ops.STOP_GAP`) does not refuse it. Off with ``kgqa.level_climb`` False (session 18, kge18)."""
+    want, n = level_of(noun), len(path.steps)
+    if not getattr(kgqa, "level_climb", False) or want is None or len(moved.steps) <= n or moved.steps[:n] != path.steps:
+        return False
+    box = containment(kgqa)
+    return all(fwd and rel in box.relations for rel, fwd in moved.steps[n:]) and box.level(moved.ends.tolist()) == want
+
+
+#: Last words of a relation name that make its objects places (``located in``, ``based at``), and head nouns that
+#: name a place (``country``, ``home town``): a containment relation so named is *locative*.
+_LOCATIVE = frozenset("in at within inside".split())
+_PLACE_WORDS = frozenset("located location country region city town village place province state county".split())
+
+
+class Places:
+    """The entities the KB treats as places: objects of its locative relations (:meth:`locative`), that is of a
+    containment relation (:class:`Containment`) named by a locative preposition (``located in``, ``born in``), or of
+    any relation whose name holds a place word (``location``, ``country``): what things are located in."""
+
+    def __init__(self, store: KGStore) -> None:
+        self.store = store
+        box = Containment(store)
+        rels = [r for r in range(len(store.relations)) if self.locative(store.relations[r], r in box.relations)]
+        self.entities = frozenset(store.tails[np.isin(store.rels, rels)].tolist()) if rels else frozenset()
+
+    @staticmethod
+    def locative(name: str, contains: bool) -> bool:
+        """Whether a relation of this name is locative (``contains``: it is a containment relation)."""
+        from graphhop.kb.verbalize import clean_relation
+
+        words = [singular(w) for w in clean_relation(name).lower().split()]
+        return bool(words) and ((contains and words[-1] in _LOCATIVE) or bool(set(words) & _PLACE_WORDS))
+
+
+def places(kgqa: Any) -> Places:
+    """The pipeline's :class:`Places`, built on first use and kept on the pipeline object."""
+    return store_cached(kgqa, "_places", Places)

@@ -48,7 +48,7 @@ from graphhop.kgqa.compare import (COMPARATIVES, compare_sides, names_entity, re
                                    split_comparative, split_same)
 from graphhop.kgqa.asked import names_topic
 from graphhop.kgqa.end_type import asked_noun, described_noun, retype, singular, type_phrase
-from graphhop.kgqa.levels import level_move
+from graphhop.kgqa.levels import level_climb, level_move
 from graphhop.kgqa.owner import typing_base
 from graphhop.kgqa.link import Mention, masked, tokens
 from graphhop.kgqa.result import finish, no_answer
@@ -155,8 +155,11 @@ def _leveled(kgqa: Any, reading: Any, typed: Any, noun: str, trace: dict[str, An
     if moved is None:
         return typed, trace
     gap = long_move_gap(kgqa, reading, moved)
-    if gap is not None and gap < -STOP_GAP:
+    climbed = gap is not None and gap < -STOP_GAP and level_climb(kgqa, typed.best, moved, noun)
+    if gap is not None and gap < -STOP_GAP and not climbed:
         return typed, trace
+    if climbed:
+        trace["answer_type"]["level_climb"] = round(gap, 3)  # the KB's containment finished the chain (kge18)
     trace["answer_type"].update(level=True, level_from=kgqa.describe(typed)["relation_path"])
     trace["answer_type"].setdefault("scorer_path", kgqa.describe(reading)["relation_path"])
     return _moved(reading, moved), trace

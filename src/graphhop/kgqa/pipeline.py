@@ -119,7 +119,8 @@ class KGQA:
                  cover: float = COVER_RATIO, type_head: str = "off", abstain: bool | str = True,
                  rerank: bool | str = False, rerank_k: int | None = None, rerank_w: float | None = None,
                  type_veto: bool = True, rerank_beam: int = 0, rerank_beam_w: float | None = None,
-                 rerank_combine: bool | str = False, cover_class: bool = True) -> None:
+                 rerank_combine: bool | str = False, cover_class: bool = True,
+                 level_climb: bool = False, place_veto: bool = False) -> None:
         if not 1 <= max_hops <= MAX_HOPS:
             raise ValueError(f"max_hops must be in 1..{MAX_HOPS}")
         self.store = store
@@ -155,6 +156,10 @@ class KGQA:
         self._qcache: dict[str, np.ndarray] = {}
         #: the veto by answer type (:mod:`graphhop.kgqa.veto`): a "who" answered with a book is withheld
         self.type_veto = bool(type_veto)
+        #: a level noun's containment climb is not refused by the scorer's fourth-hop gap (:func:`graphhop.kgqa.levels.level_climb`)
+        self.level_climb = bool(level_climb)
+        #: "who" answered only by places is vetoed (:class:`graphhop.kgqa.levels.Places`)
+        self.place_veto = bool(place_veto)
         #: the chain reranker (:mod:`graphhop.kgqa.rerank`): True the shipped one, a path another, False off
         self.reranker = None
         if rerank is not False:

@@ -10,7 +10,8 @@ about the chosen path's ends is checked against what the question asks, and only
     ``founded by``), none is the object of one, and none shares a forward relation with the entities that are
     (the KB's agents: people, companies, bands — what things are written, founded, published by). A ``who``
     answered with a book is vetoed; a company that builds aircraft, or a person known only as a chief executive,
-    is not. A bare number (``1931``) never answers ``who``.
+    is not. A bare number (``1931``) never answers ``who``, nor does a place: ends that are all objects of the KB's
+    locative relations (:class:`graphhop.kgqa.levels.Places`: ``located in``) and no agent's (session 18, kge18).
 a type noun the KB names (``what currency``)
     the noun is the head noun of some relation names (:func:`head_noun`: ``currency``, ``capital city`` for city), no
     end is an object of such a relation, no end shares a signed relation (other than those) with the objects that
@@ -190,6 +191,8 @@ def judge(kgqa: Any, asked: tuple[str, str | None], ends: Sequence[int], sample:
     if kind == "who":
         if all(_NUMBER.fullmatch(names[e].strip()) for e in ids):
             return -1
+        if getattr(kgqa, "place_veto", False) and _all_places(kgqa, types, ids):
+            return -1
         if any(types.agent_like(e) for e in ids):
             return 1
         return -1 if all(types.made_thing(e) for e in ids) else 0
@@ -204,6 +207,15 @@ def judge(kgqa: Any, asked: tuple[str, str | None], ends: Sequence[int], sample:
         return 0  # reached as the object of a relation the noun is a word of: the question may name that relation
     held = {s for e in ids for s in kgqa.store.signed_relations(np.asarray([e]))}
     return 0 if held & roles else -1
+
+
+def _all_places(kgqa: Any, types: AnswerTypes, ids: Sequence[int]) -> bool:
+    """Whether every one of ``ids`` is a place (:class:`graphhop.kgqa.levels.Places`: what things are located in) and
+    none is an agent by the KB's agent relations: "who owns X" is not answered by the town X is in (session 18, kge18)."""
+    from graphhop.kgqa.levels import places
+
+    where = places(kgqa).entities
+    return all(e in where and e not in types.agents for e in ids)
 
 
 def type_veto(kgqa: Any, reading: Any, text: str, ratio: float = FALLBACK_RATIO) -> tuple[Any, dict[str, Any] | None]:

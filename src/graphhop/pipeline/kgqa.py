@@ -24,7 +24,8 @@ OPTIONS: dict[str, Any] = {"hops": DEFAULT_HOPS, "beam": 10, "threshold": None, 
                            "walk_back": "others", "cover": None, "type_head": "off",
                            "abstain": True, "rerank": "shipped", "rerank_k": None, "rerank_w": None,
                            "type_veto": True, "rerank_beam": 0, "rerank_beam_w": None,
-                           "rerank_combine": "off", "cover_class": True}
+                           "rerank_combine": "off", "cover_class": True,
+                           "level_climb": False, "place_veto": False}
 
 
 class KGQAPipeline(Stage):
@@ -38,7 +39,7 @@ class KGQAPipeline(Stage):
                  cover: Optional[float] = None, type_head: str = "off", abstain: bool = True, rerank: str = "shipped",
                  rerank_k: Optional[int] = None, rerank_w: Optional[float] = None, type_veto: bool = True,
                  rerank_beam: int = 0, rerank_beam_w: Optional[float] = None, rerank_combine: str = "off",
-                 cover_class: bool = True) -> None:
+                 cover_class: bool = True, level_climb: bool = False, place_veto: bool = False) -> None:
         from graphhop.kgqa.type_head import TYPE_HEAD_MODES
         from graphhop.kgqa.pipeline import ANSWER_ORDERS, CONFIDENCES, TOPIC_ANSWERS, WALK_BACKS
 
@@ -66,6 +67,8 @@ class KGQAPipeline(Stage):
         self.rerank_combine = rerank_combine
         #: a plural class noun matched to a relation only through an agent noun forces no coverage move (kgv17)
         self.cover_class = cover_class
+        #: a level noun's containment climb past the fourth-hop gap; "who" answered by places vetoed (kge18)
+        self.level_climb, self.place_veto = level_climb, place_veto
         self._kgqa: Any = None
 
     @property
@@ -82,6 +85,7 @@ class KGQAPipeline(Stage):
                                          type_veto=self.type_veto,
                                          rerank_beam=self.rerank_beam, rerank_beam_w=self.rerank_beam_w,
                                          rerank_combine=_rerank(self.rerank_combine), cover_class=self.cover_class,
+                                         level_climb=self.level_climb, place_veto=self.place_veto,
                                          **({} if self.cover is None else {"cover": self.cover}))
         return self._kgqa
 
@@ -114,7 +118,8 @@ def _factory(index: Any, **options: Any) -> KGQAPipeline:
                         rerank_w=_number("rerank_w", opts["rerank_w"]), type_veto=_flag("type_veto", opts["type_veto"]),
                         rerank_beam=_whole("rerank_beam", opts["rerank_beam"]) or 0,
                         rerank_beam_w=_number("rerank_beam_w", opts["rerank_beam_w"]),
-                        rerank_combine=str(opts["rerank_combine"]), cover_class=_flag("cover_class", opts["cover_class"]))
+                        rerank_combine=str(opts["rerank_combine"]), cover_class=_flag("cover_class", opts["cover_class"]),
+                        level_climb=_flag("level_climb", opts["level_climb"]), place_veto=_flag("place_veto", opts["place_veto"]))
 
 
 def _rerank(value: str) -> bool | str:
