@@ -133,3 +133,44 @@ def test_a_comparison_takes_no_option_value_from_the_number_the_question_writes(
     res = _Stub(retriever, reader=object()).answer("Which had more inhabitants in 1500, Dravenholm or Corvath?",
                                                    "comparison")
     assert res.answer == "Corvath" and [p["value"] for p in res.trace["picks"]] == [14000.0, 22000.0]
+
+
+class _Passages:
+    """A stub retriever: passage texts by id."""
+
+    def __init__(self, texts):
+        self.texts = texts
+
+    def text(self, doc):
+        return self.texts[doc]
+
+
+class _Graph:
+    """A stub sentence graph: passages titled with a name (``Skerrow Rock`` read as the lighthouse's)."""
+
+    def own(self, name):
+        return {"Skerrow Rock": ["p2"], "Hedda Gorrinsen": ["p1"], "Saltmere": ["p3"]}.get(name, [])
+
+
+def _answer(answer, support, supported=True, answers=None):
+    from graphhop.graph import EvidenceGraph
+    from graphhop.read.text_qa import TextAnswer
+
+    return TextAnswer("query", answer, 1.0, answers or [answer], supported, tuple(support), EvidenceGraph())
+
+
+def test_the_support_takes_the_own_passage_of_a_bridge_entity_that_names_the_answer():
+    from types import SimpleNamespace
+
+    from graphhop.read.text_qa import TextQA
+
+    texts = {"p1": "Hedda Gorrinsen kept the light at Skerrow Rock. She was born in Saltmere.",
+             "p2": "Skerrow Rock Lighthouse was designed by Mirela Vosk.",
+             "p3": "Saltmere is a fishing town.", "p4": "Mirela Vosk also drew the plans of Blackfen Light."}
+    qa = TextQA(_Passages(texts), SimpleNamespace(graph=_Graph()))
+    res = qa.bridged(_answer("Mirela Vosk", ["p1", "p4"]))
+    assert res.support == ("p1", "p4", "p2")  # Saltmere's own passage names no answer: not evidence
+    assert qa.bridged(_answer("Mirela Vosk", [], supported=False)).support == ()
+    assert qa.bridged(_answer("1847", ["p1"])).support == ("p1",)  # a number is no entity to bridge to
+    off = TextQA(_Passages(texts), SimpleNamespace(graph=_Graph()), bridges=False)
+    assert off.bridges is False

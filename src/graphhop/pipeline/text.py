@@ -64,7 +64,8 @@ class TextPipeline(Stage):
     def __init__(self, index: Any, hops: int = 3, beam: int = 5, branch: int = 4, depth: int = 10,
                  head: str | Path | None = None, min_margin: float = 0.0, bgr_model: str | Path | None = None,
                  reader: str = "walk", links_only: bool = False, paths: Any = None, relation_matcher: str | Path | None = None,
-                 walk_options: dict[str, Any] | None = None, ranker: str | Path | None = None) -> None:
+                 walk_options: dict[str, Any] | None = None, ranker: str | Path | None = None,
+                 bridges: bool = True) -> None:
         from graphhop.models.span_head import FrozenSpanReaderModel
         from graphhop.read.candidates import CandidateReader
         from graphhop.read.text_qa import PathReader, TextQA
@@ -96,11 +97,11 @@ class TextPipeline(Stage):
             walk = _walk_reader(search, ranker, relation_matcher=relation_matcher, **(walk_options or {}))
             self.qa = TextQA(self.retriever, walk,
                              min_margin=min_margin, count_margin=0.1,
-                             list_margin=0.1)
+                             list_margin=0.1, bridges=bridges)
         else:
             model = FrozenSpanReaderModel.load(head)
             path_reader: Any = PathReader(model) if reader == "span" else CandidateReader(model, encoder=search.encoder)
-            self.qa = TextQA(self.retriever, path_reader, min_margin=min_margin)
+            self.qa = TextQA(self.retriever, path_reader, min_margin=min_margin, bridges=bridges)
         self.load_s = time.perf_counter() - t0
 
     @property

@@ -35,7 +35,7 @@ proper names it overlaps (:func:`snap`). Then, by question type (:func:`graphhop
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 from graphhop.graph import EvidenceGraph
@@ -201,8 +201,9 @@ class TextQA:
 
     def __init__(self, retriever: Any, reader: PathReader | None = None, min_margin: float = 0.0,
                  count_margin: float = 2.0, list_margin: float = 1.0, typed_margin: float = 1.2,
-                 sibling_margin: float = 0.35, sibling_fit: float = 0.25) -> None:
+                 sibling_margin: float = 0.35, sibling_fit: float = 0.25, bridges: bool = True) -> None:
         self.retriever = retriever
+        self.bridges = bridges  # support completion (:meth:`bridged`)
         self.reader = reader or PathReader()
         self.min_margin = min_margin
         self.count_margin = count_margin
@@ -241,7 +242,31 @@ class TextQA:
             return answer_count(self, question)
         if kind == "comparison":
             return self._comparison(question)
-        return self._query(question, kind)
+        res = self._query(question, kind)
+        return self.bridged(res) if self.bridges else res
+
+    def bridged(self, res: TextAnswer) -> TextAnswer:
+        """``res`` with its support completed by the bridge passages of its answer: the own passage (titled with it)
+        of an entity a support passage names, when that passage names an answer too. It states the link from the
+        entity the chain went through to the answer itself (``Hedda Gorrinsen`` kept ``Skerrow Rock``; the
+        lighthouse's own passage says ``Mirela Vosk`` designed it), so it belongs to the answer's evidence even when
+        the walk read the answer elsewhere. Numbers (no entity) and unsupported answers are left as they are."""
+        items = [a for a in (res.answers or [res.answer]) if a and not is_number(a)]
+        if not (res.supported and items):
+            return res
+        support = list(res.support)
+        for doc in res.support:
+            for name in name_mentions(self.retriever.text(doc)):
+                own = self._own(re.sub(r"['’]s?$", "", name))[:1]
+                if own and own[0] not in support and any(_mentions(self.retriever.text(own[0]), a) for a in items):
+                    support.append(own[0])
+        return replace(res, support=tuple(support)) if len(support) > len(res.support) else res
+
+    def _own(self, name: str) -> list[str]:
+        """The passages titled with ``name``: the walk reader's sentence graph's (which reads a shortened name:
+        ``Skerrow Rock`` for ``Skerrow Rock Lighthouse``), else the retriever's entity links."""
+        graph = getattr(self.reader, "graph", None)
+        return list(graph.own(name)) if graph is not None and hasattr(graph, "own") else self._titled(name)
 
     def _result(self, qtype: str, paths: Sequence[Any], best: Reading | None, question: str,
                 trace: dict[str, Any], text: str | None = None, answers: list[str] | None = None,
