@@ -88,8 +88,8 @@ def main() -> None:
     ap.add_argument("--ranker", default=None, metavar="default|FILE",
                     help="re-order the walk reader's readings by the learned ranker (graphhop.read.walk_ranker; "
                          "default: the shipped weights; off by default: docs/RESULTS.md, issue 13, session 12)")
-    ap.add_argument("--no-bridges", action="store_true",
-                    help="leave the answer's support without its bridge passages (graphhop.read.text_qa.TextQA.bridged)")
+    ap.add_argument("--bridges", action="store_true",
+                    help="add the answer's bridge passages to its support (graphhop.read.text_qa.TextQA.bridged; off by default)")
     args = ap.parse_args()
 
     from graphhop.eval.experiment import Experiment, ask_system
@@ -110,7 +110,7 @@ def main() -> None:
         else:
             pipe = build_pipeline("grr" if args.grr else "text", suite_index(folder, args.out), hops=args.hops,
                                   bgr_model=args.bgr_model, relation_matcher=args.relation_matcher,
-                                  walk_options=walk, ranker=args.ranker, bridges=not args.no_bridges)
+                                  walk_options=walk, ranker=args.ranker, bridges=args.bridges)
         system = ask_system(pipe, qtypes=qtypes if args.given_type else None, explain=True)
         table = Experiment([RIGHT], report=folder.name, title=f"{folder.name} {pipe.name}").run(
             {pipe.name: system}, questions, golds)

@@ -167,10 +167,10 @@ def test_the_support_takes_the_own_passage_of_a_bridge_entity_that_names_the_ans
     texts = {"p1": "Hedda Gorrinsen kept the light at Skerrow Rock. She was born in Saltmere.",
              "p2": "Skerrow Rock Lighthouse was designed by Mirela Vosk.",
              "p3": "Saltmere is a fishing town.", "p4": "Mirela Vosk also drew the plans of Blackfen Light."}
-    qa = TextQA(_Passages(texts), SimpleNamespace(graph=_Graph()))
+    qa = TextQA(_Passages(texts), SimpleNamespace(graph=_Graph()), bridges=True)
     res = qa.bridged(_answer("Mirela Vosk", ["p1", "p4"]))
     assert res.support == ("p1", "p4", "p2")  # Saltmere's own passage names no answer: not evidence
     assert qa.bridged(_answer("Mirela Vosk", [], supported=False)).support == ()
     assert qa.bridged(_answer("1847", ["p1"])).support == ("p1",)  # a number is no entity to bridge to
-    off = TextQA(_Passages(texts), SimpleNamespace(graph=_Graph()), bridges=False)
-    assert off.bridges is False
+    off = TextQA(_Passages(texts), SimpleNamespace(graph=_Graph()))
+    assert off.bridges is False  # an option, off by default (support precision falls: docs/RESULTS.md, txt18)

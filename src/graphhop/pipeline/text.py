@@ -65,7 +65,7 @@ class TextPipeline(Stage):
                  head: str | Path | None = None, min_margin: float = 0.0, bgr_model: str | Path | None = None,
                  reader: str = "walk", links_only: bool = False, paths: Any = None, relation_matcher: str | Path | None = None,
                  walk_options: dict[str, Any] | None = None, ranker: str | Path | None = None,
-                 bridges: bool = True) -> None:
+                 bridges: bool = False) -> None:
         from graphhop.models.span_head import FrozenSpanReaderModel
         from graphhop.read.candidates import CandidateReader
         from graphhop.read.text_qa import PathReader, TextQA
@@ -146,8 +146,10 @@ def _factory(index: Any, **options: Any) -> TextPipeline:
     fact pipelines take (``k``, ``reader_model``, ...) are ignored."""
     keep = {k: v for k, v in options.items() if k in ("hops", "beam", "branch", "depth", "head", "min_margin",
                                                        "bgr_model", "reader", "links_only", "relation_matcher", "walk_options",
-                                                       "ranker")
+                                                       "ranker", "bridges")
             and v is not None}
+    if isinstance(keep.get("bridges"), str):  # `-o bridges=true`: support completion by bridge passages (txt18)
+        keep["bridges"] = keep["bridges"].strip().lower() in ("1", "true", "yes", "on")
     keep["hops"] = min(int(keep.get("hops", 3)), 3)
     return TextPipeline(index, **keep)
 

@@ -201,7 +201,7 @@ class TextQA:
 
     def __init__(self, retriever: Any, reader: PathReader | None = None, min_margin: float = 0.0,
                  count_margin: float = 2.0, list_margin: float = 1.0, typed_margin: float = 1.2,
-                 sibling_margin: float = 0.35, sibling_fit: float = 0.25, bridges: bool = True) -> None:
+                 sibling_margin: float = 0.35, sibling_fit: float = 0.25, bridges: bool = False) -> None:
         self.retriever = retriever
         self.bridges = bridges  # support completion (:meth:`bridged`)
         self.reader = reader or PathReader()
