@@ -32,9 +32,10 @@ def _changed(names: set[str]) -> list[str]:
 #: (session 7) and the blind selection KBs kg_pharma (session 8) and kg_perfumes (session 9), first measured on a main
 #: that already had it; session 11: the blind selection KB kg_orchards and the blind reported suite kg_festivals;
 #: session 15: the blind reported suite kg_tramways; session 16: the blind reported suite kg_telegraphs; session 17: the
-#: blind reported suite kg_banks and kgy17's camelCase yes/no selection KB yn_camel.
+#: blind reported suite kg_banks and kgy17's camelCase yes/no selection KB yn_camel; session 18: the blind reported suite
+#: kg_porcelain and kgp18's small KB data_kgp18.
 CAMEL_KBS = {"kg_elections", "kg_pharma", "kg_perfumes", "kg_orchards", "kg_festivals", "kg_tramways", "kg_telegraphs",
-             "kg_banks", "yn_camel"}
+             "kg_banks", "kg_porcelain", "yn_camel", "data_kgp18"}
 
 
 def test_hand_kb_relation_names_read_as_before() -> None:
