@@ -174,3 +174,14 @@ def test_the_support_takes_the_own_passage_of_a_bridge_entity_that_names_the_ans
     assert qa.bridged(_answer("1847", ["p1"])).support == ("p1",)  # a number is no entity to bridge to
     off = TextQA(_Passages(texts), SimpleNamespace(graph=_Graph()))
     assert off.bridges is False  # an option, off by default (support precision falls: docs/RESULTS.md, txt18)
+
+
+def test_bridges_option_bad_text_is_one_line() -> None:
+    """`-o bridges=maybe` for the text pipeline is an InputError naming the option, before any index is read."""
+    import pytest
+
+    from graphhop.core import InputError
+    from graphhop.pipeline.text import _factory
+
+    with pytest.raises(InputError, match="text: bridges must be true or false"):
+        _factory(None, bridges="maybe")

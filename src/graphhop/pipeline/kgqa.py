@@ -148,8 +148,8 @@ def _whole(name: str, value: Any) -> Optional[int]:
     return None if number is None else int(number)
 
 
-def _flag(name: str, value: Any) -> bool:
-    """A yes/no option given as a bool or as text (``--option end_typing=false``)."""
+def _flag(name: str, value: Any, pipeline: str = "kgqa") -> bool:
+    """A yes/no option of ``pipeline`` given as a bool or as text (``--option end_typing=false``)."""
     if isinstance(value, bool):
         return value
     text = str(value).strip().lower()
@@ -157,7 +157,7 @@ def _flag(name: str, value: Any) -> bool:
         return True
     if text in ("0", "false", "no", "off"):
         return False
-    raise InputError(f"kgqa: {name} must be true or false (got {value!r})")
+    raise InputError(f"{pipeline}: {name} must be true or false (got {value!r})")
 
 
 register("kgqa", _factory, kinds=("facts",),

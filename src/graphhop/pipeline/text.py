@@ -148,8 +148,10 @@ def _factory(index: Any, **options: Any) -> TextPipeline:
                                                        "bgr_model", "reader", "links_only", "relation_matcher", "walk_options",
                                                        "ranker", "bridges")
             and v is not None}
-    if isinstance(keep.get("bridges"), str):  # `-o bridges=true`: support completion by bridge passages (txt18)
-        keep["bridges"] = keep["bridges"].strip().lower() in ("1", "true", "yes", "on")
+    if "bridges" in keep:  # `-o bridges=true`: support completion by bridge passages (txt18); bad text is one line
+        from graphhop.pipeline.kgqa import _flag
+
+        keep["bridges"] = _flag("bridges", keep["bridges"], "text")
     keep["hops"] = min(int(keep.get("hops", 3)), 3)
     return TextPipeline(index, **keep)
 
